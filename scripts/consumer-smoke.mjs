@@ -1,0 +1,41 @@
+// Packs the package, installs the tarball into an empty folder, and imports every entry point
+// there with both `import` and `require`, the way users load it.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const entries = Object.keys(pkg.exports)
+  .filter((key) => key !== './package.json')
+  .map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`));
+// Named exports each entry must provide, checked in both module systems.
+const expected = {
+  [pkg.name]: ['OpenBanking', 'plaintextCipher', 'OpenBankingError', 'ApiError', 'isApiError'],
+  [`${pkg.name}/pkce`]: ['OAuthError'],
+  [`${pkg.name}/testing`]: [],
+  [`${pkg.name}/node`]: [],
+};
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+const work = mkdtempSync(join(tmpdir(), 'openbanking-ng-consumer-'));
+try {
+  const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], root).trim().split('\n').pop();
+  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }));
+  const msw = pkg.devDependencies.msw;
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), `msw@${msw}`], work);
+
+  const check = (e, m) => `for (const name of ${JSON.stringify(expected[e] ?? [])}) if (typeof ${m}[name] === 'undefined') throw new Error('${e}: missing export ' + name);`;
+  const esm = entries.map((e, i) => `import * as m${i} from '${e}';\n${check(e, `m${i}`)}`).join('\n');
+  writeFileSync(join(work, 'esm.mjs'), `${esm}\nconst { OpenBanking } = m0;\nnew OpenBanking({ clientId: 'a', clientSecret: 'b' });\nconsole.log('esm ok: ${entries.join(', ')}');\n`);
+  const cjs = entries.map((e) => `{ const m = require('${e}'); ${check(e, 'm')} }`).join('\n');
+  writeFileSync(join(work, 'cjs.cjs'), `${cjs}\nconst { OpenBanking } = require('${pkg.name}');\nnew OpenBanking({ clientId: 'a', clientSecret: 'b' });\nconsole.log('cjs ok: ${entries.join(', ')}');\n`);
+  process.stdout.write(run('node', ['esm.mjs'], work));
+  process.stdout.write(run('node', ['cjs.cjs'], work));
+} catch (error) {
+  console.error(error.stdout ?? '', error.stderr ?? '', error.message);
+  process.exitCode = 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

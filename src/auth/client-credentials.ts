@@ -1,0 +1,75 @@
+import * as oauth from 'oauth4webapi';
+import { authorizationServer, type GrantContext, requestOptions, runGrant, toTokenSet } from './grant.js';
+import { scopeList } from './scopes.js';
+import { isFresh, type TokenSet, type TokenStore } from './token-store.js';
+
+/** In-process single flight, keyed by store and key: clients sharing a store share one request. */
+const inFlight = new WeakMap<TokenStore, Map<string, Promise<TokenSet>>>();
+
+/** The store key of a client-credentials token: `openbanking-ng:<clientId>:<sorted scopes>`. */
+export function tokenKey(clientId: string, scopes: readonly string[]): string {
+  return `openbanking-ng:${clientId}:${scopeList(scopes).join(' ')}`;
+}
+
+/** Requests one client-credentials token set (POST `{auth_url}/oauth2/token`, `client_secret_post`). */
+export async function requestClientCredentials(ctx: GrantContext, tokenPath: string, scopes: readonly string[], signal?: AbortSignal): Promise<TokenSet> {
+  const url = ctx.authUrl + tokenPath;
+  const as = authorizationServer(ctx, { token_endpoint: url });
+  const client: oauth.Client = { client_id: ctx.clientId };
+  return runGrant('client credentials grant', async () => {
+    const params = new URLSearchParams();
+    const scope = scopeList(scopes).join(' ');
+    if (scope) params.set('scope', scope);
+    const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, requestOptions(ctx, url, signal));
+    return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response));
+  });
+}
+
+/**
+ * Client-credentials tokens for one client: cached in the token store until shortly before
+ * expiry, one request for any number of concurrent callers, dropped when the API refuses them.
+ */
+export class ClientCredentialsTokens {
+  constructor(
+    private readonly ctx: GrantContext,
+    private readonly tokenPath: string,
+    private readonly store: TokenStore,
+  ) {}
+
+  /** A usable access token for `scopes`, from the store or from one shared grant. */
+  async get(scopes: readonly string[]): Promise<TokenSet> {
+    const key = tokenKey(this.ctx.clientId, scopes);
+    const cached = await this.store.get(key);
+    if (cached && isFresh(cached)) return cached;
+    return this.#fetchOnce(key, scopes);
+  }
+
+  /** Drops `rejected` (if it is still the stored token) and gets a new one in a single flight. */
+  async renew(scopes: readonly string[], rejected: string): Promise<TokenSet> {
+    const key = tokenKey(this.ctx.clientId, scopes);
+    const flight = inFlight.get(this.store)?.get(key);
+    if (flight) return flight;
+    const cached = await this.store.get(key);
+    if (cached && cached.access_token !== rejected && isFresh(cached)) return cached;
+    if (cached) await this.store.delete(key);
+    return this.#fetchOnce(key, scopes);
+  }
+
+  #fetchOnce(key: string, scopes: readonly string[]): Promise<TokenSet> {
+    let flights = inFlight.get(this.store);
+    if (!flights) inFlight.set(this.store, (flights = new Map()));
+    const existing = flights.get(key);
+    if (existing) return existing;
+    const map = flights;
+    const flight = requestClientCredentials(this.ctx, this.tokenPath, scopes)
+      .then(async (token) => {
+        await this.store.set(key, token, token.expires_in);
+        return token;
+      })
+      .finally(() => {
+        if (map.get(key) === flight) map.delete(key);
+      });
+    map.set(key, flight);
+    return flight;
+  }
+}

@@ -1,0 +1,82 @@
+import * as oauth from 'oauth4webapi';
+import { ConnectionError, OAuthError, OpenBankingError, TimeoutError } from '../errors.js';
+import type { TokenSet } from './token-store.js';
+
+/** What a grant needs to reach the identity host. */
+export interface GrantContext {
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  fetch: typeof fetch | undefined;
+  timeout: number;
+}
+
+/** True for `localhost`, `127.0.0.0/8` and `[::1]`. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The authorization-server description oauth4webapi works from, for one endpoint. */
+export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.AuthorizationServer>): oauth.AuthorizationServer {
+  return { issuer: ctx.authUrl, ...endpoint };
+}
+
+/** Request options for oauth4webapi: the client's fetch, a timeout, and plain HTTP only on loopback. */
+export function requestOptions(ctx: GrantContext, url: string, signal?: AbortSignal): oauth.TokenEndpointRequestOptions {
+  const timeout = AbortSignal.timeout(ctx.timeout);
+  return {
+    [oauth.customFetch]: (input, init) => (ctx.fetch ?? globalThis.fetch)(input, init),
+    [oauth.allowInsecureRequests]: isLoopbackHost(new URL(url).hostname),
+    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+  };
+}
+
+/** Converts oauth4webapi's token response into a {@link TokenSet} with `expires_at`. */
+export function toTokenSet(response: oauth.TokenEndpointResponse, nowMs: number = Date.now()): TokenSet {
+  const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : 3600;
+  const set: TokenSet = {
+    access_token: response.access_token,
+    token_type: response.token_type,
+    expires_in: expiresIn,
+    expires_at: Math.floor(nowMs / 1000) + expiresIn,
+  };
+  if (typeof response.refresh_token === 'string') set.refresh_token = response.refresh_token;
+  if (typeof response.scope === 'string') set.scope = response.scope;
+  return set;
+}
+
+/**
+ * Runs one grant (request + process) and maps every failure to an SDK error: OAuth error bodies
+ * to {@link OAuthError}, network failures to {@link ConnectionError} / {@link TimeoutError}.
+ */
+export async function runGrant<T>(what: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw toGrantError(what, error);
+  }
+}
+
+function toGrantError(what: string, error: unknown): OpenBankingError {
+  if (error instanceof OpenBankingError) return error;
+  if (error instanceof oauth.ResponseBodyError) {
+    return new OAuthError(error.error, error.error_description, { status: error.status });
+  }
+  if (error instanceof oauth.WWWAuthenticateChallengeError) {
+    const challenge = error.cause[0];
+    const code = challenge?.parameters.error ?? 'invalid_client';
+    return new OAuthError(code, challenge?.parameters.error_description, { status: error.status });
+  }
+  if (error instanceof oauth.OperationProcessingError) {
+    const status = error.cause instanceof Response ? error.cause.status : undefined;
+    const detail = status !== undefined ? `HTTP ${status}` : error.message;
+    return new OAuthError('server_error', `${what}: unexpected answer from the identity host (${detail})`, {
+      ...(status !== undefined ? { status } : {}),
+    });
+  }
+  const name = (error as { name?: string } | null)?.name;
+  if (name === 'TimeoutError') return new TimeoutError(`${what}: the identity host did not answer in time`, { cause: error });
+  if (name === 'AbortError') return new OpenBankingError(`${what}: aborted`, { cause: error });
+  return new ConnectionError(`${what}: could not reach the identity host`, { cause: error });
+}

@@ -1,0 +1,37 @@
+import type { Envelope } from './transport.js';
+
+/**
+ * Everything about one call's answer: the validated `data`, the envelope as sent, the fetch
+ * `Response` and the idempotency key that was used.
+ * @group Client
+ */
+export interface WithResponse<Data> {
+  data: Data;
+  /** The parsed `{status, message, data}` as the server sent it (undefined for bodies without one). */
+  envelope: Envelope<Data> | undefined;
+  /** The fetch `Response` of the final attempt (its body already read). */
+  response: Response;
+  /** The idempotency key every attempt carried. */
+  idempotencyKey: string;
+}
+
+/**
+ * The promise every API method returns: it resolves to `data`, and `.withResponse()` gives the
+ * envelope, the `Response` and the idempotency key as well.
+ * @group Client
+ */
+export interface APIPromise<Data> extends Promise<Data> {
+  /** Resolves to `{ data, envelope, response, idempotencyKey }`. */
+  withResponse(): Promise<WithResponse<Data>>;
+}
+
+/** Wraps a full result as an {@link APIPromise}. */
+export function makeAPIPromise<Data>(full: Promise<WithResponse<Data>>): APIPromise<Data> {
+  const promise = full.then((result) => result.data) as APIPromise<Data>;
+  promise.withResponse = () => {
+    // The caller reads the full result; the data-only promise must not report an unhandled rejection.
+    promise.catch(() => undefined);
+    return full;
+  };
+  return promise;
+}

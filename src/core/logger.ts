@@ -1,0 +1,42 @@
+/**
+ * Anything with `debug`, `info`, `warn` and `error` methods taking a message and optional
+ * details, e.g. `console`, pino or winston.
+ * @group Client
+ */
+export interface Logger {
+  debug(message: string, details?: object): void;
+  info(message: string, details?: object): void;
+  warn(message: string, details?: object): void;
+  error(message: string, details?: object): void;
+}
+
+/** How much the SDK logs. `'warn'` by default, or from the `OPENBANKING_LOG` environment variable. @group Client */
+export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
+
+/** Log levels from quietest to loudest. */
+export const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
+
+/** The level named by `OPENBANKING_LOG`, where `process` exists and the value is a known level. */
+export function levelFromEnvironment(): LogLevel | undefined {
+  const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.OPENBANKING_LOG;
+  const level = value?.trim().toLowerCase();
+  return LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : undefined;
+}
+
+/** A logger that drops messages above `level`. Details must already be redacted by the caller. */
+export function leveledLogger(logger: Logger, level: LogLevel): Logger & { enabled(level: LogLevel): boolean } {
+  const max = LOG_LEVELS.indexOf(level);
+  const enabled = (l: LogLevel) => max > 0 && LOG_LEVELS.indexOf(l) <= max;
+  const at =
+    (l: Exclude<LogLevel, 'off'>) =>
+    (message: string, details?: object): void => {
+      if (!enabled(l)) return;
+      try {
+        if (details === undefined) logger[l](message);
+        else logger[l](message, details);
+      } catch {
+        // a broken logger must never break a payment
+      }
+    };
+  return { enabled, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}

@@ -1,0 +1,77 @@
+/** Placeholder written in place of every secret value. */
+export const REDACTED = '[REDACTED]';
+
+/** Body fields whose values never appear in a log line, an error message or a serialized error. */
+export const SECRET_FIELDS: ReadonlySet<string> = new Set([
+  'client_secret',
+  'password',
+  'refresh_token',
+  'access_token',
+  'id_token',
+  'code',
+  'user_code',
+  'code_verifier',
+  'device_code',
+  'card_default_pin',
+  'card_cvv2',
+  'card_number',
+  'card_token',
+]);
+
+/** Header names whose values are always redacted. */
+export const SECRET_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'signature',
+  'cookie',
+  'set-cookie',
+  'proxy-authorization',
+]);
+
+/** Deep copy of a JSON-like value with every secret field replaced by {@link REDACTED}. */
+export function redactValue(value: unknown, depth = 0): unknown {
+  if (depth > 32 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  // `code` is an OAuth authorization code next to OAuth members, but an error code elsewhere.
+  const oauthish = 'grant_type' in value || 'redirect_uri' in value || 'state' in value || 'code_verifier' in value;
+  for (const [key, item] of Object.entries(value)) {
+    const name = key.toLowerCase();
+    const secret = SECRET_FIELDS.has(name) && (name !== 'code' || oauthish);
+    out[key] = secret ? REDACTED : redactValue(item, depth + 1);
+  }
+  return out;
+}
+
+/**
+ * Redacts a raw response or request text: JSON is parsed and its secret fields replaced, a form
+ * body has its secret parameters replaced, and any other text has JSON-looking secret members
+ * masked so that a truncated body cannot leak either.
+ */
+export function redactText(text: string): string {
+  if (text === '') return text;
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      return JSON.stringify(redactValue(JSON.parse(text)));
+    } catch {
+      // fall through: malformed or truncated JSON is masked textually below
+    }
+  }
+  let out = text;
+  for (const field of SECRET_FIELDS) {
+    if (field !== 'code') out = out.replace(new RegExp(`("${field}"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"?|[^,}\\]\\s]+)`, 'gi'), `$1"${REDACTED}"`);
+    out = out.replace(new RegExp(`((?:^|[&?])${field}=)[^&]*`, 'gi'), `$1${REDACTED}`);
+  }
+  return out;
+}
+
+/** Plain object of headers with the secret ones replaced by {@link REDACTED}. */
+export function redactHeaders(headers: Headers | Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!headers) return out;
+  const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
+  for (const [name, value] of entries) {
+    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value;
+  }
+  return out;
+}

@@ -1,0 +1,48 @@
+/** Waits `ms` milliseconds; rejects with the signal's reason if it fires first. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** The real timer-based sleep. Tests pass their own through the client's `sleep` option. */
+export const defaultSleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** Backoff base: the first retry waits about this long. */
+export const BACKOFF_BASE_MS = 500;
+/** Backoff ceiling before jitter. */
+export const BACKOFF_CAP_MS = 8_000;
+/** Share of the delay that jitter may remove. */
+export const JITTER = 0.25;
+
+/**
+ * Exponential backoff for retry number `n` (0 before the first retry): 500 ms × 2^n, capped at
+ * 8 s, minus up to 25 % jitter. `random` is `Math.random` unless a test fixes it.
+ */
+export function backoffDelay(n: number, random: () => number = Math.random): number {
+  const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n);
+  return Math.round(base * (1 - JITTER * random()));
+}
+
+/** `Retry-After` (delay-seconds or HTTP date) in milliseconds, or undefined when absent or unreadable. */
+export function parseRetryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** Statuses worth another attempt with the same idempotency key. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}

@@ -1,0 +1,456 @@
+import ky from 'ky';
+import { v4 as uuidv4 } from 'uuid';
+import type * as z from 'zod/mini';
+import { toIssues } from '../schemas/issues.js';
+import type { ResolvedOptions } from '../options.js';
+import { checkNumber, describeType, IssueList } from '../options.js';
+import {
+  AbortError,
+  ApiError,
+  CipherError,
+  ConnectionError,
+  OpenBankingError,
+  RateLimitError,
+  ResponseValidationError,
+  TimeoutError,
+  ValidationError,
+  type ValidationIssue,
+} from '../errors.js';
+import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
+import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
+import { computeSignature } from './signature.js';
+
+/** HTTP methods the API uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Options every API method takes as its last argument.
+ * @group Client
+ */
+export interface RequestOptions {
+  /** Your own idempotency key; by default a fresh UUID v4 per logical call. */
+  idempotencyKey?: string;
+  /** `connection-id` for this call, overriding the client's default. */
+  connectionId?: string;
+  /** Aborts the call (no retry follows); rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** Per-attempt timeout (ms) for this call. */
+  timeout?: number;
+  /** Retries after the first attempt, for this call. */
+  maxRetries?: number;
+  /** Extra headers for this call. They cannot replace the SDK's authorization, signature or idempotency headers. */
+  headers?: Record<string, string> | Headers;
+}
+
+/** Where an API call gets its bearer token. */
+export interface BearerSource {
+  /** A usable access token. */
+  token(signal?: AbortSignal): Promise<string>;
+  /** After a 401 with `rejected`: a new token worth one more attempt, or undefined. */
+  renew(rejected: string, signal?: AbortSignal): Promise<string | undefined>;
+}
+
+/** One API operation: what the pipeline needs to send it and read its answer. */
+export interface Operation<Body, Data> {
+  method: HttpMethod;
+  /** Path under the base URL, starting with `/`, already encoded. */
+  path: string;
+  query?: Record<string, unknown> | undefined;
+  body?: Body | undefined;
+  /** Validates the request body before anything is sent. */
+  requestSchema?: z.ZodMiniType<Body> | undefined;
+  /** Validates `data` of a 2xx answer (unknown fields kept). */
+  responseSchema?: z.ZodMiniType<Data> | undefined;
+  /** A 2xx body must be the `{status, message, data}` envelope. */
+  envelope?: boolean;
+  /** Top-level request fields the cipher encrypts. */
+  secretRequestFields?: readonly string[];
+  /** Response fields (dotted paths into `data`, `*` for every array item) the cipher decrypts. */
+  secretResponseFields?: readonly string[];
+  /** Where the bearer token comes from. */
+  bearer: BearerSource;
+}
+
+const PROTECTED_HEADERS = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
+const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers']);
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Checks per-call options; returns the problems. */
+function checkCallOptions(options: RequestOptions | undefined): ValidationIssue[] {
+  const issues = new IssueList();
+  if (options === undefined) return issues.issues;
+  if (typeof options !== 'object' || options === null) {
+    issues.add('', `request options must be an object, got ${describeType(options)}`, 'invalid_type');
+    return issues.issues;
+  }
+  for (const key of Object.keys(options)) {
+    if (!CALL_OPTION_KEYS.has(key)) issues.add(key, 'is not a request option', 'unrecognized_keys');
+  }
+  const key = options.idempotencyKey;
+  if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key))) {
+    issues.add('idempotencyKey', 'must be 1–255 visible ASCII characters', 'invalid_format');
+  }
+  const conn = options.connectionId;
+  if (conn !== undefined && (typeof conn !== 'string' || conn.length === 0 || !HEADER_VALUE.test(conn))) {
+    issues.add('connectionId', 'must be a non-empty string without line breaks', 'invalid_format');
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) issues.add('signal', 'must be an AbortSignal', 'invalid_type');
+  checkNumber(issues, 'timeout', options.timeout, 0, { min: 1 });
+  checkNumber(issues, 'maxRetries', options.maxRetries, 0, { min: 0, integer: true });
+  if (options.headers !== undefined) {
+    if (typeof options.headers !== 'object' || options.headers === null) issues.add('headers', 'must be an object or Headers', 'invalid_type');
+    else {
+      const entries = options.headers instanceof Headers ? [...options.headers.entries()] : Object.entries(options.headers);
+      for (const [name, value] of entries) {
+        if (!HEADER_NAME.test(name)) issues.add(`headers.${name}`, 'is not a valid header name', 'invalid_format');
+        else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) issues.add(`headers.${name}`, 'must be a string without line breaks', 'invalid_format');
+        else if (PROTECTED_HEADERS.has(name.toLowerCase())) issues.add(`headers.${name}`, 'is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', 'protected_header');
+      }
+    }
+  }
+  return issues.issues;
+}
+
+/** Finds values JSON cannot carry faithfully (BigInt, functions, symbols, cycles, non-finite numbers). */
+function unserialisable(value: unknown, path: string[], seen: Set<object>, out: ValidationIssue[]): void {
+  const at = path.join('.');
+  switch (typeof value) {
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      out.push({ path: at, message: `cannot be sent as JSON (${typeof value})`, code: 'not_serialisable' });
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) out.push({ path: at, message: 'must be a finite number', code: 'not_serialisable' });
+      return;
+    case 'object': {
+      if (value === null) return;
+      if (seen.has(value)) {
+        out.push({ path: at, message: 'is a circular reference', code: 'not_serialisable' });
+        return;
+      }
+      seen.add(value);
+      if (Array.isArray(value)) value.forEach((item, i) => unserialisable(item, [...path, String(i)], seen, out));
+      else if (value instanceof Date) {
+        /* serialised as an ISO string */
+      } else for (const [k, v] of Object.entries(value)) if (v !== undefined) unserialisable(v, [...path, k], seen, out);
+      seen.delete(value);
+    }
+  }
+}
+
+/** Reads a value at a dotted path with `*` for array items, calling `visit` on each string leaf. */
+async function mapStrings(target: unknown, path: string[], visit: (value: string, field: string) => Promise<string>, field: string): Promise<void> {
+  if (target === null || typeof target !== 'object') return;
+  const [head, ...rest] = path;
+  if (head === undefined) return;
+  if (head === '*') {
+    if (Array.isArray(target)) await Promise.all(target.map((item) => mapStrings(item, rest, visit, field)));
+    return;
+  }
+  const record = target as Record<string, unknown>;
+  if (rest.length === 0) {
+    if (typeof record[head] === 'string') record[head] = await visit(record[head], field);
+    return;
+  }
+  await mapStrings(record[head], rest, visit, field);
+}
+
+/**
+ * The one request pipeline: validate → encrypt → key and signature (once) → token → send with
+ * retries (same key, same bytes) → parse the envelope → validate → decrypt.
+ */
+export class Transport {
+  constructor(readonly options: ResolvedOptions) {}
+
+  /** Runs an operation; the promise resolves to `data` and has `.withResponse()`. */
+  request<Body, Data>(op: Operation<Body, Data>, callOptions?: RequestOptions, precheck?: () => void): APIPromise<Data> {
+    return makeAPIPromise(this.#run(op, callOptions, precheck));
+  }
+
+  async #run<Body, Data>(op: Operation<Body, Data>, callOptions: RequestOptions | undefined, precheck: (() => void) | undefined): Promise<WithResponse<Data>> {
+    const o = this.options;
+    precheck?.();
+    const optionIssues = checkCallOptions(callOptions);
+    if (optionIssues.length > 0) throw new ValidationError('Invalid request options', optionIssues);
+    const call = callOptions ?? {};
+
+    // 1. The body, validated before anything is sent.
+    let body: unknown = op.body;
+    if (op.requestSchema) {
+      const parsed = op.requestSchema.safeParse(op.body);
+      if (!parsed.success) throw new ValidationError('Invalid request body', toIssues(parsed.error, op.body));
+      body = parsed.data;
+    }
+    if (body !== undefined) {
+      const problems: ValidationIssue[] = [];
+      unserialisable(body, [], new Set(), problems);
+      if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
+    }
+    const query = this.#query(op.query);
+
+    // 2. Secret fields encrypted once, so every attempt carries the same bytes.
+    if (op.secretRequestFields?.length && body && typeof body === 'object') {
+      const carried = op.secretRequestFields.filter((f) => typeof (body as Record<string, unknown>)[f] === 'string');
+      if (carried.length > 0) {
+        if (o.environment === 'production' && !o.cipherExplicit) {
+          throw new OpenBankingError(
+            `Refusing to send ${carried.join(', ')} in production without a cipher: the provider encrypts card secrets with a scheme it does not publish. Configure the cipher your provider documents (e.g. cipher: aesCbcCipher(clientSecret)), or cipher: plaintextCipher if it really takes plain text.`,
+          );
+        }
+        const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+        for (const field of carried) {
+          try {
+            copy[field] = await o.cipher.encrypt(copy[field] as string);
+          } catch (cause) {
+            throw new CipherError(`Could not encrypt ${field}`, { field, cause: scrubCause(cause) });
+          }
+          if (typeof copy[field] !== 'string') throw new CipherError(`The cipher returned a non-string for ${field}`, { field });
+        }
+        body = copy;
+      }
+    }
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+
+    // 3. Idempotency key and signature: once per logical call.
+    const idempotencyKey = call.idempotencyKey ?? uuidv4();
+    const signature = await computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
+    const headers: Record<string, string> = {};
+    if (call.headers) {
+      const entries = call.headers instanceof Headers ? call.headers.entries() : Object.entries(call.headers);
+      for (const [name, value] of entries) headers[name.toLowerCase()] = value;
+    }
+    headers.accept = 'application/json';
+    headers['content-type'] = 'application/json';
+    headers['idempotency-key'] = idempotencyKey;
+    headers.signature = signature;
+    const connectionId = call.connectionId ?? o.connectionId;
+    if (connectionId !== undefined) headers['connection-id'] = connectionId;
+    if (o.participantId !== undefined) headers['x-participant-id'] = o.participantId;
+
+    const url = o.baseUrl + op.path + query;
+    const signal = call.signal;
+    const timeout = call.timeout ?? o.timeout;
+    const maxRetries = call.maxRetries ?? o.maxRetries;
+    if (signal?.aborted) throw new AbortError('The request was aborted before it was sent', { idempotencyKey });
+
+    // 4. The bearer token (shared with concurrent callers; the caller's signal only stops its own wait).
+    let token = await this.#withSignal(op.bearer.token(signal), signal, idempotencyKey);
+    let renewed = false;
+    let retries = 0;
+
+    for (let attempt = 1; ; attempt++) {
+      headers.authorization = `Bearer ${token}`;
+      const started = o.now();
+      let response: Response;
+      let text: string;
+      try {
+        ({ response, text } = await this.#send(op.method, url, headers, payload, signal, timeout));
+      } catch (failure) {
+        const error = this.#networkError(failure, signal, idempotencyKey, timeout);
+        this.#logAttempt(op.method, op.path, 'network error', attempt, idempotencyKey, started);
+        if (error instanceof AbortError || retries >= maxRetries) throw error;
+        await this.#sleep(backoffDelay(retries++), signal, idempotencyKey);
+        continue;
+      }
+      this.#logAttempt(op.method, op.path, response.status, attempt, idempotencyKey, started);
+
+      if (response.ok) return this.#parseSuccess(op, response, text, idempotencyKey);
+
+      if (response.status === 401 && !renewed) {
+        renewed = true;
+        const fresh = await this.#withSignal(op.bearer.renew(token, signal), signal, idempotencyKey);
+        if (fresh !== undefined) {
+          token = fresh;
+          continue;
+        }
+      }
+      const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey });
+      if (!isRetryableStatus(response.status)) throw error;
+      const retryAfter = parseRetryAfterMs(response.headers.get('retry-after'));
+      if (retryAfter !== undefined && retryAfter > o.maxRetryDelay) throw error;
+      if (retries >= maxRetries) throw error;
+      await this.#sleep(retryAfter ?? backoffDelay(retries), signal, idempotencyKey);
+      retries++;
+    }
+  }
+
+  #query(query: Record<string, unknown> | undefined): string {
+    if (!query) return '';
+    const params = new URLSearchParams();
+    const issues: ValidationIssue[] = [];
+    for (const [name, value] of Object.entries(query)) {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (item === undefined || item === null) continue;
+        if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') params.append(name, String(item));
+        else if (item instanceof Date) params.append(name, item.toISOString());
+        else issues.push({ path: `query.${name}`, message: `must be a string, number, boolean or Date, got ${describeType(item)}`, code: 'invalid_type' });
+      }
+    }
+    if (issues.length > 0) throw new ValidationError('Invalid query', issues);
+    const text = params.toString();
+    return text ? `?${text}` : '';
+  }
+
+  async #send(method: HttpMethod, url: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined, timeout: number): Promise<{ response: Response; text: string }> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new TimeoutMarker()), timeout);
+    const onAbort = () => controller.abort(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const customFetch = this.options.fetch;
+      const response = await ky(url, {
+        method,
+        headers,
+        body,
+        retry: 0,
+        timeout: false,
+        throwHttpErrors: false,
+        signal: controller.signal,
+        fetch: customFetch ?? ((input, init) => globalThis.fetch(input, init)),
+      });
+      const text = await response.text();
+      return { response, text };
+    } catch (error) {
+      if (controller.signal.reason instanceof TimeoutMarker) throw controller.signal.reason;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #networkError(failure: unknown, signal: AbortSignal | undefined, idempotencyKey: string, timeout: number): OpenBankingError {
+    if (signal?.aborted) return new AbortError('The request was aborted', { idempotencyKey, cause: scrubCause(signal.reason) });
+    if (failure instanceof TimeoutMarker) return new TimeoutError(`The attempt timed out after ${timeout} ms`, { idempotencyKey });
+    if (failure instanceof OpenBankingError) return failure;
+    return new ConnectionError(`Could not get a complete answer from the API: ${describeNetworkFailure(failure)}`, { idempotencyKey, cause: scrubCause(failure) });
+  }
+
+  async #sleep(ms: number, signal: AbortSignal | undefined, idempotencyKey: string): Promise<void> {
+    try {
+      await this.options.sleep(ms, signal);
+    } catch (reason) {
+      throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey, cause: scrubCause(reason) });
+    }
+    if (signal?.aborted) throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey });
+  }
+
+  /** Waits for a shared promise; the caller's signal ends only this caller's wait. */
+  #withSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined, idempotencyKey: string): Promise<T> {
+    const attach = (error: unknown) => {
+      if (error instanceof OpenBankingError && error.idempotencyKey === undefined) error.idempotencyKey = idempotencyKey;
+      throw error;
+    };
+    if (!signal) return promise.catch(attach);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(new AbortError('The request was aborted', { idempotencyKey }));
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      promise.catch(attach).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  async #parseSuccess<Body, Data>(op: Operation<Body, Data>, response: Response, text: string, idempotencyKey: string): Promise<WithResponse<Data>> {
+    const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey });
+    let parsed: unknown;
+    if (text.trim() === '') {
+      if (op.envelope || op.responseSchema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
+      return { data: undefined as Data, envelope: undefined, response, idempotencyKey };
+    }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw invalid([{ path: '', message: `the body is not JSON (content-type: ${response.headers.get('content-type') ?? 'none'})`, code: 'invalid_json' }]);
+    }
+    const isEnvelope = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'data' in parsed;
+    if (op.envelope && !isEnvelope) throw invalid([{ path: 'data', message: 'the {status, message, data} envelope is missing', code: 'invalid_envelope' }]);
+    const envelope = isEnvelope ? (parsed as Envelope<unknown>) : undefined;
+    let data: unknown = envelope ? envelope.data : parsed;
+    if (op.responseSchema) {
+      const result = op.responseSchema.safeParse(data);
+      if (!result.success) {
+        throw invalid(toIssues(result.error, data, 'data'));
+      }
+      data = result.data;
+    }
+    if (this.options.decryptResponses && op.secretResponseFields?.length && data && typeof data === 'object') {
+      const cipher = this.options.cipher;
+      for (const field of op.secretResponseFields) {
+        const name = field.slice(field.lastIndexOf('.') + 1);
+        await mapStrings(data, field.split('.'), async (value) => {
+          try {
+            const plain = await cipher.decrypt(value);
+            if (typeof plain !== 'string') throw new TypeError('non-string result');
+            return plain;
+          } catch (cause) {
+            throw new CipherError(`Could not decrypt ${name} of the response: the value does not match the configured cipher`, {
+              field: name,
+              idempotencyKey,
+              cause: scrubCause(cause),
+            });
+          }
+        }, name);
+      }
+    }
+    return { data: data as Data, envelope: envelope as Envelope<Data> | undefined, response, idempotencyKey };
+  }
+
+  #logAttempt(method: string, path: string, status: number | string, attempt: number, idempotencyKey: string, started: number): void {
+    const log = this.options.logger;
+    if (!log.enabled('debug')) return;
+    log.debug(`openbanking-ng ${method} ${path} → ${status} (attempt ${attempt})`, {
+      method,
+      path,
+      status,
+      attempt,
+      idempotencyKey,
+      elapsedMs: this.options.now() - started,
+    });
+  }
+}
+
+/** The `{status, message, data}` envelope as the server sent it. @group Client */
+export interface Envelope<Data> {
+  /** ISO 8583-style response code (`'00'`) or `'success'`. */
+  status: string;
+  message: string;
+  data: Data;
+  [extra: string]: unknown;
+}
+
+class TimeoutMarker extends Error {
+  constructor() {
+    super('attempt timeout');
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function describeNetworkFailure(failure: unknown): string {
+  const cause = (failure as { cause?: { code?: string; message?: string } } | null)?.cause;
+  if (cause?.code) return cause.code;
+  if (failure instanceof Error) return failure.message;
+  return 'network failure';
+}
+
+/** Keeps a cause's class and message for debugging, never arbitrary attached data. */
+function scrubCause(cause: unknown): unknown {
+  if (cause instanceof OpenBankingError) return cause;
+  if (cause instanceof Error) {
+    const copy = new Error(cause.message.slice(0, 200));
+    copy.name = cause.name;
+    const code = (cause as { code?: unknown }).code ?? (cause as { cause?: { code?: unknown } }).cause?.code;
+    if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
+    return copy;
+  }
+  return undefined;
+}

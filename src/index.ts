@@ -1,0 +1,58 @@
+/**
+ * openbanking-ng: the typed client for the Open Banking Nigeria API.
+ * @module openbanking-ng
+ */
+export { OpenBanking, type RequestParams } from './client.js';
+export type { ClientOptions, Environment, Endpoints, RateLimitOption } from './options.js';
+export { DEFAULT_ENDPOINTS, SANDBOX_HOSTS, PUBLISHED_RATE_LIMITS } from './options.js';
+export type { RequestOptions, HttpMethod, Envelope } from './core/transport.js';
+export type { APIPromise, WithResponse } from './core/api-promise.js';
+export type { Logger, LogLevel } from './core/logger.js';
+export type { SignatureEncoding } from './core/signature.js';
+export type { Sleep } from './core/retry.js';
+export { SCOPES, type Scope, type ScopeInput } from './auth/scopes.js';
+export { MemoryTokenStore, type TokenSet, type TokenStore } from './auth/token-store.js';
+export { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
+export { Cards } from './resources/cards.js';
+export {
+  CARD_MODES,
+  CARD_STATUSES,
+  CARD_TYPES,
+  type Card,
+  type CardList,
+  type CardMode,
+  type CardStatus,
+  type CardType,
+  type CreateCardParams,
+} from './schemas/cards.js';
+export {
+  AbortError,
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  CipherError,
+  ConnectionError,
+  InternalServerError,
+  NotFoundError,
+  OAuthError,
+  OpenBankingError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseValidationError,
+  TimeoutError,
+  ValidationError,
+  isAbortError,
+  isApiError,
+  isCipherError,
+  isConnectionError,
+  isOAuthError,
+  isOpenBankingError,
+  isRateLimitError,
+  isResponseValidationError,
+  isTimeoutError,
+  isValidationError,
+  type ApiErrorInit,
+  type FieldError,
+  type OAuthErrorCode,
+  type ValidationIssue,
+} from './errors.js';

@@ -1,0 +1,71 @@
+import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/transport.js';
+import type { ResourceContext } from './resource.js';
+import {
+  CARD_SECRET_REQUEST_FIELDS,
+  CARD_SECRET_RESPONSE_FIELDS,
+  type Card,
+  type CardList,
+  cardListSchema,
+  cardSchema,
+  type CreateCardParams,
+  createCardSchema,
+} from '../schemas/cards.js';
+
+/**
+ * Customer cards: `ob.cards`.
+ * @group Cards
+ */
+export class Cards {
+  /** @internal */
+  constructor(private readonly ctx: ResourceContext) {}
+
+  /**
+   * Creates a card (`POST {base_url}/cards`, scope `cards.create`). The PIN is encrypted by the
+   * client's cipher; the secret fields of the answer are decrypted.
+   *
+   * @example
+   * ```ts
+   * const card = await ob.cards.create({
+   *   account_number: '0123456789',
+   *   card_holder_name: 'Ada Obi',
+   *   card_status: 'ACTIVE',
+   *   card_default_pin: '1234',
+   *   card_expiry: { month: '09', year: '2029' },
+   * });
+   * ```
+   */
+  create(body: CreateCardParams, options?: RequestOptions): APIPromise<Card> {
+    return this.ctx.transport.request(
+      {
+        method: 'POST',
+        path: '/cards',
+        body,
+        requestSchema: createCardSchema,
+        responseSchema: cardSchema,
+        envelope: true,
+        secretRequestFields: CARD_SECRET_REQUEST_FIELDS,
+        secretResponseFields: CARD_SECRET_RESPONSE_FIELDS,
+        bearer: this.ctx.bearer(['cards.create']),
+      },
+      options,
+    );
+  }
+
+  /**
+   * Lists the cards (`GET {base_url}/cards`, scope `cards.list`), secret fields decrypted.
+   */
+  list(options?: RequestOptions): APIPromise<CardList> {
+    return this.ctx.transport.request(
+      {
+        method: 'GET',
+        path: '/cards',
+        responseSchema: cardListSchema,
+        envelope: true,
+        secretResponseFields: CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`),
+        bearer: this.ctx.bearer(['cards.list']),
+      },
+      options,
+    );
+  }
+}

@@ -1,0 +1,384 @@
+import { createHash } from 'node:crypto';
+import { delay } from 'msw';
+import { describe, expect, it } from 'vitest';
+import {
+  AbortError,
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  ConnectionError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseValidationError,
+  TimeoutError,
+  ValidationError,
+  isApiError,
+  isOpenBankingError,
+} from '../src/index.js';
+import { AUTH, BASE, CLIENT_ID, createdCard, http, HttpResponse, type Recorded, SECRET, testClient, tokenHandler, useMsw, validCard } from './support/msw.js';
+
+const server = useMsw();
+
+function cardsEndpoint(responses: Array<() => Response | Promise<Response>>, seen: Recorded[]) {
+  return http.post(`${BASE}/cards`, async ({ request }) => {
+    seen.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
+    const next = responses[Math.min(seen.length - 1, responses.length - 1)]!;
+    return next();
+  });
+}
+
+const sha = (input: string, enc: 'hex' | 'base64') => createHash('sha256').update(input, 'utf8').digest(enc);
+
+describe('cards.create on the wire', () => {
+  it('sends every header, the exact hex signature and the JSON body', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), cardsEndpoint([() => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob } = testClient({ connectionId: 'bank-123', participantId: 'part-9' });
+    const card = await ob.cards.create(validCard(), { idempotencyKey: 'key-0001' });
+
+    expect(card.card_id).toBe('card_1');
+    expect(card.card_cvv2).toBe('123');
+    expect(seen).toHaveLength(1);
+    const h = seen[0]!.headers;
+    expect(h.authorization).toBe('Bearer token-1');
+    expect(h['idempotency-key']).toBe('key-0001');
+    expect(h.signature).toBe(sha(`${SECRET};key-0001`, 'hex'));
+    expect(h.signature).toMatch(/^[0-9a-f]{64}$/);
+    expect(h['connection-id']).toBe('bank-123');
+    expect(h['x-participant-id']).toBe('part-9');
+    expect(h['content-type']).toBe('application/json');
+    expect(JSON.parse(seen[0]!.body)).toEqual(validCard());
+
+    const form = new URLSearchParams(state.tokenRequests[0]!.body);
+    expect(state.tokenRequests[0]!.url).toBe(`${AUTH}/oauth2/token`);
+    expect(form.get('grant_type')).toBe('client_credentials');
+    expect(form.get('scope')).toBe('cards.create');
+    expect(form.get('client_id')).toBe(CLIENT_ID);
+    expect(form.get('client_secret')).toBe(SECRET);
+  });
+
+  it('writes the signature in base64 when asked, and a fresh UUID v4 key by default', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob } = testClient({ signatureEncoding: 'base64' });
+    const { idempotencyKey } = await ob.cards.create(validCard()).withResponse();
+    const h = seen[0]!.headers;
+    expect(h['idempotency-key']).toBe(idempotencyKey);
+    expect(idempotencyKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(h.signature).toBe(sha(`${SECRET};${idempotencyKey}`, 'base64'));
+    expect(h['connection-id']).toBeUndefined();
+  });
+
+  it('a per-call connectionId overrides the default', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob } = testClient({ connectionId: 'bank-123' });
+    await ob.cards.create(validCard(), { connectionId: 'bank-999' });
+    expect(seen[0]!.headers['connection-id']).toBe('bank-999');
+  });
+
+  it('withResponse gives data, the envelope, the Response and the key', async () => {
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => HttpResponse.json(createdCard({ brand_new_field: 7 }), { status: 201 })], []));
+    const { ob } = testClient();
+    const result = await ob.cards.create(validCard(), { idempotencyKey: 'k-1' }).withResponse();
+    expect(result.response.status).toBe(201);
+    expect(result.envelope?.status).toBe('00');
+    expect(result.envelope?.message).toBe('Card created successfully');
+    expect(result.idempotencyKey).toBe('k-1');
+    expect((result.data as Record<string, unknown>).brand_new_field).toBe(7);
+  });
+});
+
+describe('retries', () => {
+  it('makes three attempts after two 429s, same key and signature, Retry-After handed to the sleep', async () => {
+    const seen: Recorded[] = [];
+    const tooMany = () => HttpResponse.json({ status: '91', message: 'slow down', data: {} }, { status: 429, headers: { 'retry-after': '2' } });
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([tooMany, tooMany, () => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob, sleeps } = testClient();
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(seen).toHaveLength(3);
+    expect(new Set(seen.map((s) => s.headers['idempotency-key'])).size).toBe(1);
+    expect(new Set(seen.map((s) => s.headers.signature)).size).toBe(1);
+    expect(new Set(seen.map((s) => s.body)).size).toBe(1);
+    expect(sleeps).toEqual([2000, 2000]);
+  });
+
+  it('honours Retry-After as an HTTP date', async () => {
+    const seen: Recorded[] = [];
+    const when = new Date(Date.now() + 5_000).toUTCString();
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': when } }), () => HttpResponse.json(createdCard(), { status: 201 })], seen),
+    );
+    const { ob, sleeps } = testClient();
+    await ob.cards.create(validCard());
+    expect(seen).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThan(2_000);
+    expect(sleeps[0]).toBeLessThanOrEqual(5_000);
+  });
+
+  it('throws RateLimitError at once when Retry-After exceeds maxRetryDelay', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': '120' } })], seen));
+    const { ob, sleeps } = testClient();
+    const error = await ob.cards.create(validCard()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfter).toBe(120_000);
+    expect(seen).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('retries a 503 with backoff, then succeeds', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => HttpResponse.json({ status: '05', message: 'down', data: {} }, { status: 503 }), () => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob, sleeps } = testClient();
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(seen).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThanOrEqual(375);
+    expect(sleeps[0]).toBeLessThanOrEqual(500);
+  });
+
+  it('retries a dropped connection with the same key, then succeeds', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => HttpResponse.error(), () => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob } = testClient();
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.headers['idempotency-key']).toBe(seen[1]!.headers['idempotency-key']);
+  });
+
+  it('gives up after maxRetries with a ConnectionError carrying the key', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => HttpResponse.error()], seen));
+    const { ob, sleeps } = testClient({ maxRetries: 3 });
+    const error = await ob.cards.create(validCard(), { idempotencyKey: 'net-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).idempotencyKey).toBe('net-1');
+    expect(seen).toHaveLength(4);
+    expect(sleeps).toHaveLength(3);
+  });
+
+  it('honours maxRetries per call', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 500 })], seen));
+    const { ob } = testClient();
+    await expect(ob.cards.create(validCard(), { maxRetries: 0 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('does not retry a 400', async () => {
+    const seen: Recorded[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => HttpResponse.json({ status: '01', error_code: 'MISSING_FIELD', message: 'card_holder_name is required', data: { field: 'card_holder_name' } }, { status: 400 })], seen),
+    );
+    const { ob, sleeps } = testClient();
+    const error = await ob.cards.create(validCard()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(seen).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('times out a slow attempt, retries it with the same key', async () => {
+    const seen: Recorded[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([async () => { await delay(500); return HttpResponse.json(createdCard(), { status: 201 }); }, () => HttpResponse.json(createdCard(), { status: 201 })], seen),
+    );
+    const { ob } = testClient({ timeout: 50 });
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.headers['idempotency-key']).toBe(seen[1]!.headers['idempotency-key']);
+  });
+
+  it('reports a TimeoutError when every attempt times out', async () => {
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([async () => { await delay(500); return HttpResponse.json(createdCard(), { status: 201 }); }], []));
+    const { ob } = testClient({ timeout: 30, maxRetries: 1 });
+    await expect(ob.cards.create(validCard())).rejects.toBeInstanceOf(TimeoutError);
+  });
+
+  it('does not retry after the caller aborts', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([async () => { await delay(1000); return HttpResponse.json(createdCard(), { status: 201 }); }], seen));
+    const { ob } = testClient();
+    const controller = new AbortController();
+    const pending = ob.cards.create(validCard(), { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(pending).rejects.toBeInstanceOf(AbortError);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('tokens', () => {
+  it('makes one token request for 50 concurrent calls', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), cardsEndpoint([() => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob } = testClient();
+    await Promise.all(Array.from({ length: 50 }, () => ob.cards.create(validCard())));
+    expect(state.tokenRequests).toHaveLength(1);
+    expect(seen).toHaveLength(50);
+    expect(new Set(seen.map((s) => s.headers['idempotency-key'])).size).toBe(50);
+  });
+
+  it('reuses a cached token until shortly before it expires', async () => {
+    const state = { tokenRequests: [] as Recorded[], expiresIn: 3600 };
+    server.use(tokenHandler(state), cardsEndpoint([() => HttpResponse.json(createdCard(), { status: 201 })], []));
+    const { ob } = testClient();
+    await ob.cards.create(validCard());
+    await ob.cards.create(validCard());
+    expect(state.tokenRequests).toHaveLength(1);
+  });
+
+  it('fetches a new token when the cached one is inside its refresh margin', async () => {
+    const state = { tokenRequests: [] as Recorded[], expiresIn: 1 };
+    server.use(tokenHandler(state), cardsEndpoint([() => HttpResponse.json(createdCard(), { status: 201 })], []));
+    const { ob } = testClient();
+    await ob.cards.create(validCard());
+    await ob.cards.create(validCard());
+    expect(state.tokenRequests).toHaveLength(2);
+  });
+
+  it('on a 401 drops the token, gets a new one and tries once more', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(
+      tokenHandler(state),
+      cardsEndpoint([() => HttpResponse.json({ status: '02', message: 'Unauthorized', data: {} }, { status: 401 }), () => HttpResponse.json(createdCard(), { status: 201 })], seen),
+    );
+    const { ob } = testClient();
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(state.tokenRequests).toHaveLength(2);
+    expect(seen.map((s) => s.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect(seen[0]!.headers['idempotency-key']).toBe(seen[1]!.headers['idempotency-key']);
+  });
+
+  it('a second 401 is reported as AuthenticationError', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => HttpResponse.json({ status: '02', message: 'Invalid signature', data: {} }, { status: 401 })], seen));
+    const { ob } = testClient();
+    await expect(ob.cards.create(validCard())).rejects.toBeInstanceOf(AuthenticationError);
+    expect(seen).toHaveLength(2);
+  });
+});
+
+describe('validation before sending', () => {
+  const bad: Array<[string, Record<string, unknown>, string]> = [
+    ['missing required field', (({ card_holder_name: _, ...rest }) => rest)(validCard()), 'card_holder_name'],
+    ['wrong type', { ...validCard(), account_number: 123 }, 'account_number'],
+    ['bad enum', { ...validCard(), card_status: 'FROZEN' }, 'card_status'],
+    ['month 13', { ...validCard(), card_expiry: { month: '13', year: '2029' } }, 'card_expiry.month'],
+    ['one-digit month', { ...validCard(), card_expiry: { month: '9', year: '2029' } }, 'card_expiry.month'],
+    ['two-digit year', { ...validCard(), card_expiry: { month: '09', year: '29' } }, 'card_expiry.year'],
+    ['currency', { ...validCard(), card_currency: 'USD' }, 'card_currency'],
+    ['extra field', { ...validCard(), cardholder: 'x' }, 'cardholder'],
+    ['bad custom property', { ...validCard(), custom_properties: [{ id: 'a', description: 'b', type: 'c' }] }, 'custom_properties.0.value'],
+    ['non-digit PIN', { ...validCard(), card_default_pin: 'abcd' }, 'card_default_pin'],
+  ];
+  for (const [name, body, path] of bad) {
+    it(`rejects ${name} with ValidationError and sends nothing`, async () => {
+      const state = { tokenRequests: [] as Recorded[] };
+      const seen: Recorded[] = [];
+      server.use(tokenHandler(state), cardsEndpoint([() => HttpResponse.json(createdCard(), { status: 201 })], seen));
+      const { ob } = testClient();
+      const error = await ob.cards.create(body as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues.map((i) => i.path)).toContain(path);
+      expect(seen).toHaveLength(0);
+      expect(state.tokenRequests).toHaveLength(0);
+    });
+  }
+
+  it('lists every bad field at once', async () => {
+    const { ob } = testClient();
+    const error = (await ob.cards.create({ card_status: 'NOPE', card_expiry: { month: '00' } } as never).catch((e: unknown) => e)) as ValidationError;
+    expect(error.issues.map((i) => i.path).sort()).toEqual(['account_number', 'card_default_pin', 'card_expiry.month', 'card_expiry.year', 'card_holder_name', 'card_status']);
+    expect(error.issues.every((i) => typeof i.message === 'string' && typeof i.code === 'string')).toBe(true);
+    expect(error.message).not.toContain('NOPE');
+  });
+
+  it('rejects (never throws synchronously) on a non-object body', async () => {
+    const { ob } = testClient();
+    let promise: Promise<unknown> | undefined;
+    expect(() => {
+      promise = ob.cards.create(null as never);
+    }).not.toThrow();
+    await expect(promise).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('rejects bad per-call options', async () => {
+    const { ob } = testClient();
+    const error = (await ob.cards.create(validCard(), { timeout: -1, maxRetries: 1.5, idempotencyKey: 'has space', bogus: 1 } as never).catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues.map((i) => i.path).sort()).toEqual(['bogus', 'idempotencyKey', 'maxRetries', 'timeout']);
+  });
+});
+
+describe('errors from status and body', () => {
+  const cases: Array<[number, unknown, new (...args: never[]) => ApiError]> = [
+    [400, { status: '01', error_code: 'MISSING_FIELD', message: 'card_holder_name is required', data: { field: 'card_holder_name' } }, BadRequestError],
+    [401, { status: '02', message: 'Unauthorized', data: {} }, AuthenticationError],
+    [403, { status: '03', message: 'Forbidden', data: {} }, PermissionDeniedError],
+    [404, { status: '04', message: 'Not found', data: {} }, NotFoundError],
+    [429, { status: '91', message: 'Too many', data: {} }, RateLimitError],
+    [500, { status: '05', message: 'Internal error', data: {} }, InternalServerError],
+    [409, { status: 'error', message: 'Conflict', errors: [{ field: 'amount', code: 'INVALID_AMOUNT', message: 'bad amount' }] }, ApiError],
+  ];
+  for (const [status, body, cls] of cases) {
+    it(`maps ${status} to ${cls.name}`, async () => {
+      server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => HttpResponse.json(body, { status })], []));
+      const { ob } = testClient({ maxRetries: 0 });
+      const error = (await ob.cards.create(validCard(), { idempotencyKey: `k-${status}` }).catch((e: unknown) => e)) as ApiError;
+      expect(error).toBeInstanceOf(cls);
+      expect(error.name).toBe(cls.name);
+      expect(isApiError(error)).toBe(true);
+      expect(isOpenBankingError(error)).toBe(true);
+      expect(error.status).toBe(status);
+      expect(error.idempotencyKey).toBe(`k-${status}`);
+      expect(error.headers).toBeInstanceOf(Headers);
+      expect(error.rawBody).toBe(JSON.stringify(body));
+      const b = body as Record<string, unknown>;
+      expect(error.code).toBe(b.status);
+      if (status === 400) {
+        expect(error.errorCode).toBe('MISSING_FIELD');
+        expect(error.errors).toEqual([{ field: 'card_holder_name', code: 'MISSING_FIELD', message: 'card_holder_name is required' }]);
+      }
+      if (status === 409) expect(error.errors).toEqual([{ field: 'amount', code: 'INVALID_AMOUNT', message: 'bad amount' }]);
+    });
+  }
+
+  it('turns an HTML 502 page into an ApiError with the raw text', async () => {
+    const html = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(html, { status: 502, headers: { 'content-type': 'text/html' } })], []));
+    const { ob } = testClient({ maxRetries: 0 });
+    const error = (await ob.cards.create(validCard()).catch((e: unknown) => e)) as InternalServerError;
+    expect(error).toBeInstanceOf(InternalServerError);
+    expect(error.rawBody).toBe(html);
+    expect(error.code).toBeUndefined();
+  });
+
+  it('turns truncated JSON on a 2xx into ResponseValidationError, never a SyntaxError', async () => {
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse('{"status":"00","data":{"card_id"', { status: 201, headers: { 'content-type': 'application/json' } })], []));
+    const { ob } = testClient();
+    const error = (await ob.cards.create(validCard()).catch((e: unknown) => e)) as ResponseValidationError;
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.rawBody).toContain('"card_id"');
+  });
+
+  it('reports a 201 whose data lacks card_id as ResponseValidationError', async () => {
+    const body = createdCard();
+    delete (body.data as Record<string, unknown>).card_id;
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => HttpResponse.json(body, { status: 201 })], []));
+    const { ob } = testClient();
+    const error = (await ob.cards.create(validCard(), { idempotencyKey: 'rv-1' }).catch((e: unknown) => e)) as ResponseValidationError;
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.issues[0]!.path).toBe('data.card_id');
+    expect(error.idempotencyKey).toBe('rv-1');
+    expect(error.rawBody).not.toContain('"123"');
+  });
+});
