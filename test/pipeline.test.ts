@@ -320,7 +320,7 @@ describe('validation before sending', () => {
 });
 
 describe('errors from status and body', () => {
-  const cases: Array<[number, unknown, new (...args: never[]) => ApiError]> = [
+  const cases: Array<[number, Record<string, unknown>, new (...args: never[]) => ApiError]> = [
     [400, { status: '01', error_code: 'MISSING_FIELD', message: 'card_holder_name is required', data: { field: 'card_holder_name' } }, BadRequestError],
     [401, { status: '02', message: 'Unauthorized', data: {} }, AuthenticationError],
     [403, { status: '03', message: 'Forbidden', data: {} }, PermissionDeniedError],
