@@ -73,6 +73,8 @@ export interface ApiErrorInit {
   rawBody: string;
   headers: Headers;
   idempotencyKey?: string | undefined;
+  /** Overrides the message built from the status and body. */
+  message?: string;
 }
 
 /**
@@ -101,7 +103,7 @@ export class ApiError extends OpenBankingError {
   constructor(init: ApiErrorInit) {
     const body = isRecord(init.body) ? init.body : undefined;
     const text = body && typeof body.message === 'string' ? body.message : undefined;
-    super(text ? `${init.status} ${text}` : `${init.status} ${statusText(init.status, init.body === undefined)}`, {
+    super(init.message ?? (text ? `${init.status} ${text}` : `${init.status} ${statusText(init.status, init.body === undefined)}`), {
       idempotencyKey: init.idempotencyKey,
     });
     this.status = init.status;
