@@ -29,6 +29,7 @@ export interface FieldError {
  * @group Errors
  */
 export class OpenBankingError extends Error {
+  /** Always `'OpenBankingError'`, also after minification. */
   override name = 'OpenBankingError';
   /** The idempotency key of the logical call, when the error comes from one: retrying with it is safe. */
   idempotencyKey: string | undefined;
@@ -56,6 +57,7 @@ export class OpenBankingError extends Error {
  * @group Errors
  */
 export class ValidationError extends OpenBankingError {
+  /** Always `'ValidationError'`, also after minification. */
   override name = 'ValidationError';
   /** Every problem found, with the dotted path of its field. */
   readonly issues: ValidationIssue[];
@@ -68,10 +70,15 @@ export class ValidationError extends OpenBankingError {
 
 /** What the pipeline knows about a non-2xx answer. */
 export interface ApiErrorInit {
+  /** HTTP status. */
   status: number;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
   body: unknown;
+  /** The response text. */
   rawBody: string;
+  /** Response headers. */
   headers: Headers;
+  /** The idempotency key of the call. */
   idempotencyKey?: string | undefined;
   /** Overrides the message built from the status and body. */
   message?: string;
@@ -84,6 +91,7 @@ export interface ApiErrorInit {
  * @group Errors
  */
 export class ApiError extends OpenBankingError {
+  /** Always `'ApiError'`, also after minification. */
   override name = 'ApiError';
   /** HTTP status. */
   readonly status: number;
@@ -130,22 +138,27 @@ export class ApiError extends OpenBankingError {
 
 /** HTTP 400: the service refused the request's content. @group Errors */
 export class BadRequestError extends ApiError {
+  /** Always `'BadRequestError'`, also after minification. */
   override name = 'BadRequestError';
 }
 /** HTTP 401: the token or the signature was refused. @group Errors */
 export class AuthenticationError extends ApiError {
+  /** Always `'AuthenticationError'`, also after minification. */
   override name = 'AuthenticationError';
 }
 /** HTTP 403: the token lacks the operation's scope or consent. @group Errors */
 export class PermissionDeniedError extends ApiError {
+  /** Always `'PermissionDeniedError'`, also after minification. */
   override name = 'PermissionDeniedError';
 }
 /** HTTP 404: no such resource or path. @group Errors */
 export class NotFoundError extends ApiError {
+  /** Always `'NotFoundError'`, also after minification. */
   override name = 'NotFoundError';
 }
 /** HTTP 5xx: the service failed. Retried automatically before it reaches you. @group Errors */
 export class InternalServerError extends ApiError {
+  /** Always `'InternalServerError'`, also after minification. */
   override name = 'InternalServerError';
 }
 
@@ -155,6 +168,7 @@ export class InternalServerError extends ApiError {
  * @group Errors
  */
 export class RateLimitError extends ApiError {
+  /** Always `'RateLimitError'`, also after minification. */
   override name = 'RateLimitError';
   /** Milliseconds to wait before trying again, when known. */
   retryAfter: number | undefined;
@@ -171,6 +185,7 @@ export class RateLimitError extends ApiError {
  * @group Errors
  */
 export class ResponseValidationError extends OpenBankingError {
+  /** Always `'ResponseValidationError'`, also after minification. */
   override name = 'ResponseValidationError';
   /** HTTP status of the answer. */
   readonly status: number;
@@ -206,6 +221,7 @@ export type OAuthErrorCode =
  * @group Errors
  */
 export class OAuthError extends OpenBankingError {
+  /** Always `'OAuthError'`, also after minification. */
   override name = 'OAuthError';
   /** RFC 6749 error code, e.g. `'invalid_grant'`, or `'state_mismatch'`. */
   readonly error: OAuthErrorCode;
@@ -224,21 +240,25 @@ export class OAuthError extends OpenBankingError {
 
 /** The request never got a complete answer: refused, reset, cut off. Retried automatically. @group Errors */
 export class ConnectionError extends OpenBankingError {
+  /** Always `'ConnectionError'`, also after minification. */
   override name = 'ConnectionError';
 }
 
 /** An attempt took longer than `timeout` ms. Retried automatically with the same key. @group Errors */
 export class TimeoutError extends ConnectionError {
+  /** Always `'TimeoutError'`, also after minification. */
   override name = 'TimeoutError';
 }
 
 /** The caller's `signal` fired. Never retried. @group Errors */
 export class AbortError extends OpenBankingError {
+  /** Always `'AbortError'`, also after minification. */
   override name = 'AbortError';
 }
 
 /** A secret field could not be encrypted or decrypted. Names the field, never its value. @group Errors */
 export class CipherError extends OpenBankingError {
+  /** Always `'CipherError'`, also after minification. */
   override name = 'CipherError';
   /** The field whose value failed, e.g. `'card_cvv2'`. */
   readonly field: string | undefined;

@@ -3,7 +3,7 @@
  * @module openbanking-ng
  */
 export { OpenBanking, type RequestParams } from './client.js';
-export type { ClientOptions, Environment, Endpoints, RateLimitOption } from './options.js';
+export type { ClientOptions, Environment, Endpoints, Hosts, RateLimit, RateLimitOption } from './options.js';
 export { DEFAULT_ENDPOINTS, SANDBOX_HOSTS, PUBLISHED_RATE_LIMITS } from './options.js';
 export type { RequestOptions, HttpMethod, Envelope } from './core/transport.js';
 export type { APIPromise, WithResponse } from './core/api-promise.js';
@@ -19,7 +19,10 @@ export {
   CARD_STATUSES,
   CARD_TYPES,
   type Card,
+  type CardAddress,
+  type CardExpiry,
   type CardList,
+  type CustomProperty,
   type CardMode,
   type CardStatus,
   type CardType,

@@ -32,8 +32,16 @@ export const DEFAULT_ENDPOINTS: Readonly<Endpoints> = Object.freeze({
   registration: '/dcr',
 });
 
+/** Where the API gateway and the identity host live. @group Client */
+export interface Hosts {
+  /** API gateway including the version path. */
+  baseUrl: string;
+  /** Identity host. */
+  authUrl: string;
+}
+
 /** The provider's published sandbox hosts. @group Client */
-export const SANDBOX_HOSTS = Object.freeze({
+export const SANDBOX_HOSTS: Readonly<Hosts> = Object.freeze({
   baseUrl: 'https://api-sandbox.sparkle.fyi/openapi/v1',
   authUrl: 'https://identity-sandbox.sparkle.fyi',
 });
@@ -133,8 +141,16 @@ export interface ResolvedOptions {
   now: () => number;
 }
 
-/** Published limits per environment (calls per minute, burst). */
-export const PUBLISHED_RATE_LIMITS: Readonly<Record<Environment, { rate: number; burst: number }>> = Object.freeze({
+/** A rate limit: calls per minute and the burst that may leave at once. @group Client */
+export interface RateLimit {
+  /** Calls per minute. */
+  rate: number;
+  /** Calls that may leave at once. */
+  burst: number;
+}
+
+/** The provider's published limits per environment. @group Client */
+export const PUBLISHED_RATE_LIMITS: Readonly<Record<Environment, RateLimit>> = Object.freeze({
   sandbox: { rate: 100, burst: 200 },
   production: { rate: 10, burst: 20 },
 });

@@ -4,13 +4,17 @@
  * @group OAuth
  */
 export interface TokenSet {
+  /** The bearer token. */
   access_token: string;
+  /** `Bearer`. */
   token_type: string;
   /** Lifetime in seconds as the server gave it. */
   expires_in: number;
   /** Expiry as Unix seconds. */
   expires_at: number;
+  /** For the authorization-code flow: exchanges for a new set; rotates on every use. */
   refresh_token?: string;
+  /** Granted scopes, space-separated. */
   scope?: string;
 }
 

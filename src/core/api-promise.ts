@@ -6,6 +6,7 @@ import type { Envelope } from './transport.js';
  * @group Client
  */
 export interface WithResponse<Data> {
+  /** The validated `data`, secret fields decrypted: what the promise itself resolves to. */
   data: Data;
   /** The parsed `{status, message, data}` as the server sent it (undefined for bodies without one). */
   envelope: Envelope<Data> | undefined;

@@ -4,9 +4,13 @@
  * @group Client
  */
 export interface Logger {
+  /** One line per attempt, with method, path, status, attempt, idempotency key and elapsed time. */
   debug(message: string, details?: object): void;
+  /** Notable events: token refreshes, rotations. */
   info(message: string, details?: object): void;
+  /** Retries and client-side rate-limit waits. */
   warn(message: string, details?: object): void;
+  /** Failures that reach the caller. */
   error(message: string, details?: object): void;
 }
 

@@ -415,8 +415,11 @@ export class Transport {
 export interface Envelope<Data> {
   /** ISO 8583-style response code (`'00'`) or `'success'`. */
   status: string;
+  /** Human-readable text; never branch on it (pages reuse each other's messages). */
   message: string;
+  /** The operation's result. */
   data: Data;
+  /** Members the service may add. */
   [extra: string]: unknown;
 }
 
