@@ -162,6 +162,23 @@ describe('ob.forCustomer', () => {
     expect(customer.tokens.access_token).toBe('access-1');
   });
 
+  it('when onTokens throws, the waiting calls reject with its error and the session keeps the new set', async () => {
+    const refreshes: Recorded[] = [];
+    const calls: string[] = [];
+    server.use(refreshEndpoint(refreshes), accountsEndpoint(calls, (t) => t === 'access-1'));
+    const { ob } = testClient();
+    const customer = ob.forCustomer(expired(0), {
+      onTokens: () => {
+        throw new Error('database down');
+      },
+    });
+    await expect(customer.request({ method: 'GET', path: '/accounts' })).rejects.toThrow('database down');
+    expect(customer.tokens.access_token).toBe('access-1');
+    await customer.request({ method: 'GET', path: '/accounts' });
+    expect(refreshes).toHaveLength(1);
+    expect(calls).toEqual(['access-1']);
+  });
+
   it('a late refresh answer does not overwrite tokens the caller gave meanwhile', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -115,6 +115,14 @@ describe('ob.auth.exchangeCode', () => {
     await expect(ob.auth.exchangeCode({ code: 'c', codeVerifier: VERIFIER, redirectUri: REDIRECT })).rejects.toMatchObject({ name: 'OAuthError', error: 'invalid_client', status: 401 });
   });
 
+  it('reports a 401 JSON error body as OAuthError, and an HTML 502 as server_error with the status', async () => {
+    server.use(codeTokenEndpoint([], [() => HttpResponse.json({ error: 'invalid_client', error_description: 'Unknown client' }, { status: 401 })]));
+    const { ob } = testClient();
+    await expect(ob.auth.refresh('r')).rejects.toMatchObject({ name: 'OAuthError', error: 'invalid_client', errorDescription: 'Unknown client', status: 401 });
+    server.use(codeTokenEndpoint([], [() => new HttpResponse('<html>Bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } })]));
+    await expect(ob.auth.refresh('r')).rejects.toMatchObject({ name: 'OAuthError', error: 'server_error', status: 502 });
+  });
+
   it('reports an unreachable identity host as ConnectionError', async () => {
     server.use(http.post(`${AUTH}/oauth/token`, () => HttpResponse.error()));
     const { ob } = testClient();
