@@ -12,8 +12,8 @@ const entries = Object.keys(pkg.exports)
   .map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`));
 // Named exports each entry must provide, checked in both module systems.
 const expected = {
-  [pkg.name]: ['OpenBanking', 'plaintextCipher', 'OpenBankingError', 'ApiError', 'isApiError'],
-  [`${pkg.name}/pkce`]: ['OAuthError'],
+  [pkg.name]: ['OpenBanking', 'plaintextCipher', 'OpenBankingError', 'ApiError', 'isApiError', 'OAuthError', 'CustomerSession', 'normaliseRegistration'],
+  [`${pkg.name}/pkce`]: ['createAuthorizationRequest', 'parseAuthorizationCallback', 'OAuthError'],
   [`${pkg.name}/testing`]: [],
   [`${pkg.name}/node`]: [],
 };

@@ -1,5 +1,9 @@
+import { Auth } from './auth/auth.js';
 import { ClientCredentialsTokens } from './auth/client-credentials.js';
+import { CustomerSession, type CustomerSessionOptions } from './auth/customer-session.js';
+import { fetchRegistration, type FetchRegistrationParams, type RegistrationCredentials } from './auth/fetch-registration.js';
 import type { GrantContext } from './auth/grant.js';
+import type { TokenSet } from './auth/token-store.js';
 import { type Scope, scopeList, SCOPES } from './auth/scopes.js';
 import type { APIPromise } from './core/api-promise.js';
 import { type BearerSource, type HttpMethod, type RequestOptions, Transport } from './core/transport.js';
@@ -77,6 +81,8 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
 export class OpenBanking {
   /** Customer cards. */
   readonly cards: Cards;
+  /** The OAuth 2.0 grants: authorize URL, code exchange, refresh, client credentials, device code. */
+  readonly auth: Auth;
   /** @internal */
   protected readonly transport: Transport;
   /** @internal */
@@ -93,6 +99,8 @@ export class OpenBanking {
     this.transport = new Transport(this.config);
     this.clientTokens = new ClientCredentialsTokens(this.grantContext(), this.config.endpoints.clientCredentials, this.config.tokenStore);
     this.cards = new Cards(this.resourceContext());
+    const c = this.config;
+    this.auth = new Auth({ grant: this.grantContext(), endpoints: c.endpoints, redirectUri: c.redirectUri, sleep: c.sleep });
   }
 
   /** The environment this client talks to. */
@@ -123,13 +131,18 @@ export class OpenBanking {
    * ```
    */
   request<Data = unknown>(params: RequestParams, options?: RequestOptions): APIPromise<Data> {
+    return this.send<Data>(params, options, this.requestBearer(params));
+  }
+
+  /** @internal `ob.request` with the bearer source chosen by the caller (customer sessions). */
+  protected send<Data>(params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data> {
     return this.transport.request<unknown, Data>(
       {
         method: params?.method,
         path: params?.path,
         query: params?.query,
         body: params?.body,
-        bearer: this.requestBearer(params),
+        bearer,
       },
       options,
       () => {
@@ -139,7 +152,46 @@ export class OpenBanking {
     );
   }
 
-  /** @internal Token source for `ob.request`; customer sessions override it. */
+  /**
+   * Fetches the application's credentials once production approval is granted: GET
+   * `{auth_url}/dcr` with HTTP Basic (the registration's `username:password`). Resolves to the
+   * flat credentials; `status: 'PENDING_APPROVAL'` (null `client_id` and `client_secret`) while
+   * approval is pending.
+   *
+   * @example
+   * ```ts
+   * const creds = await OpenBanking.fetchRegistration({ authUrl: 'https://identity.sparkle.ng', username, password });
+   * if (creds.status === 'APPROVED') saveSecret(creds.client_id!, creds.client_secret!);
+   * ```
+   */
+  static fetchRegistration(params: FetchRegistrationParams): Promise<RegistrationCredentials> {
+    return fetchRegistration(params);
+  }
+
+  /**
+   * A view of this client whose calls use a customer's access token (from `ob.auth.exchangeCode`
+   * or `ob.auth.pollDeviceToken`), refreshed ahead of expiry with one refresh for any number of
+   * concurrent calls; `onTokens` receives every new set so you can persist it.
+   *
+   * @example
+   * ```ts
+   * const customer = ob.forCustomer(tokens, { onTokens: (t) => db.saveTokens(userId, t) });
+   * const accounts = await customer.request({ method: 'GET', path: '/accounts' });
+   * ```
+   */
+  forCustomer(tokens: TokenSet, options?: CustomerSessionOptions): CustomerSession {
+    return new CustomerSession(
+      {
+        send: (params, callOptions, bearer) => this.send(params, callOptions, bearer),
+        clientBearer: (params) => this.requestBearer({ ...params, customer: false }),
+        refresh: (refreshToken) => this.auth.refresh(refreshToken),
+      },
+      tokens,
+      options,
+    );
+  }
+
+  /** @internal Token source for `ob.request` (customer sessions bring their own). */
   protected requestBearer(params: RequestParams): BearerSource {
     if (params?.customer === true) {
       return {

@@ -12,6 +12,25 @@ export type { SignatureEncoding } from './core/signature.js';
 export type { Sleep } from './core/retry.js';
 export { SCOPES, type Scope, type ScopeInput } from './auth/scopes.js';
 export { MemoryTokenStore, type TokenSet, type TokenStore } from './auth/token-store.js';
+export {
+  Auth,
+  type AuthorizationUrlParams,
+  type DeviceCodeOptions,
+  type ExchangeCodeParams,
+  type GrantOptions,
+  type PollDeviceTokenOptions,
+} from './auth/auth.js';
+export {
+  createAuthorizationRequest,
+  parseAuthorizationCallback,
+  type AuthorizationCallback,
+  type AuthorizationCallbackOptions,
+  type AuthorizationRequest,
+  type AuthorizationRequestParams,
+} from './auth/authorization.js';
+export { CustomerSession, type CustomerSessionOptions } from './auth/customer-session.js';
+export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/device-code.js';
+export { normaliseRegistration, type FetchRegistrationParams, type RegistrationCredentials } from './auth/fetch-registration.js';
 export { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 export { Cards } from './resources/cards.js';
 export {

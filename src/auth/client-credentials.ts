@@ -22,7 +22,7 @@ export async function requestClientCredentials(ctx: GrantContext, tokenPath: str
     if (scope) params.set('scope', scope);
     const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, requestOptions(ctx, url, signal));
     return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response));
-  });
+  }, signal);
 }
 
 /**

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
-import { ConnectionError, OAuthError, OpenBankingError, TimeoutError } from '../errors.js';
+import { AbortError, ConnectionError, OAuthError, OpenBankingError, TimeoutError } from '../errors.js';
+import { isLoopbackHost } from './loopback.js';
 import type { TokenSet } from './token-store.js';
 
 /** What a grant needs to reach the identity host. */
@@ -11,11 +12,7 @@ export interface GrantContext {
   timeout: number;
 }
 
-/** True for `localhost`, `127.0.0.0/8` and `[::1]`. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
+export { isLoopbackHost };
 
 /** The authorization-server description oauth4webapi works from, for one endpoint. */
 export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.AuthorizationServer>): oauth.AuthorizationServer {
@@ -37,7 +34,8 @@ export function toTokenSet(response: oauth.TokenEndpointResponse, nowMs: number 
   const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : 3600;
   const set: TokenSet = {
     access_token: response.access_token,
-    token_type: response.token_type,
+    // oauth4webapi lowercases the type; the spec writes it `Bearer`.
+    token_type: response.token_type === 'bearer' ? 'Bearer' : response.token_type,
     expires_in: expiresIn,
     expires_at: Math.floor(nowMs / 1000) + expiresIn,
   };
@@ -50,16 +48,17 @@ export function toTokenSet(response: oauth.TokenEndpointResponse, nowMs: number 
  * Runs one grant (request + process) and maps every failure to an SDK error: OAuth error bodies
  * to {@link OAuthError}, network failures to {@link ConnectionError} / {@link TimeoutError}.
  */
-export async function runGrant<T>(what: string, step: () => Promise<T>): Promise<T> {
+export async function runGrant<T>(what: string, step: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   try {
     return await step();
   } catch (error) {
-    throw toGrantError(what, error);
+    throw toGrantError(what, error, signal);
   }
 }
 
-function toGrantError(what: string, error: unknown): OpenBankingError {
+function toGrantError(what: string, error: unknown, signal: AbortSignal | undefined): OpenBankingError {
   if (error instanceof OpenBankingError) return error;
+  if (signal?.aborted) return new AbortError(`${what}: aborted`);
   if (error instanceof oauth.ResponseBodyError) {
     return new OAuthError(error.error, error.error_description, { status: error.status });
   }
@@ -75,8 +74,11 @@ function toGrantError(what: string, error: unknown): OpenBankingError {
       ...(status !== undefined ? { status } : {}),
     });
   }
+  if (error instanceof oauth.UnsupportedOperationError) {
+    return new OAuthError('server_error', `${what}: unsupported answer from the identity host (${error.message})`);
+  }
   const name = (error as { name?: string } | null)?.name;
   if (name === 'TimeoutError') return new TimeoutError(`${what}: the identity host did not answer in time`, { cause: error });
-  if (name === 'AbortError') return new OpenBankingError(`${what}: aborted`, { cause: error });
+  if (name === 'AbortError') return new AbortError(`${what}: aborted`);
   return new ConnectionError(`${what}: could not reach the identity host`, { cause: error });
 }

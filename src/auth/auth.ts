@@ -1,0 +1,262 @@
+import type { Sleep } from '../core/retry.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
+import type { Endpoints } from '../options.js';
+import {
+  type AuthorizationRequest,
+  checkCodeVerifier,
+  checkRedirectUri,
+  checkString,
+  createAuthorizationRequest,
+  scopeString,
+} from './authorization.js';
+import { requestCodeExchange, requestRefresh } from './authorization-code.js';
+import { requestClientCredentials } from './client-credentials.js';
+import { DEVICE_POLL_INTERVAL, type DeviceAuthorization, pollDeviceAuthorization, requestDeviceAuthorization } from './device-code.js';
+import type { GrantContext } from './grant.js';
+import type { ScopeInput } from './scopes.js';
+import type { TokenSet } from './token-store.js';
+
+/** What `ob.auth` needs from its client. */
+export interface AuthContext {
+  grant: GrantContext;
+  endpoints: Endpoints;
+  redirectUri: string | undefined;
+  sleep: Sleep;
+}
+
+/**
+ * Options every `ob.auth` grant takes as its last argument.
+ * @group OAuth
+ */
+export interface GrantOptions {
+  /** Aborts the request; the promise rejects with `AbortError`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Input of {@link Auth.authorizationUrl}: the client supplies `authUrl`, `clientId`, the
+ * authorize path and (unless given here) its `redirectUri` option.
+ * @group OAuth
+ */
+export interface AuthorizationUrlParams {
+  /** Scopes to ask the customer for: an array of the spec's names or one space-separated string. */
+  scope: ScopeInput;
+  /** Default: the client's `redirectUri` option. */
+  redirectUri?: string;
+  /** Default: random. */
+  state?: string;
+  /** Default: random (43–128 unreserved characters when given). */
+  codeVerifier?: string;
+}
+
+/**
+ * Input of {@link Auth.exchangeCode}.
+ * @group OAuth
+ */
+export interface ExchangeCodeParams {
+  /** The authorization code from the callback. */
+  code: string;
+  /** The PKCE code verifier the authorization request was built with. */
+  codeVerifier: string;
+  /** The redirect URI of the authorization request, exactly. Default: the client's `redirectUri` option. */
+  redirectUri?: string;
+}
+
+/**
+ * Options of {@link Auth.deviceCode}.
+ * @group OAuth
+ */
+export interface DeviceCodeOptions extends GrantOptions {
+  /** The target bank connection (`target_connection_id`), e.g. `'CONN0987654321'`. */
+  targetConnectionId?: string;
+}
+
+/**
+ * Options of {@link Auth.pollDeviceToken}.
+ * @group OAuth
+ */
+export interface PollDeviceTokenOptions extends GrantOptions {
+  /** Seconds between polls. Default: the response's `interval`, else 5. `slow_down` adds 5 s. */
+  interval?: number;
+}
+
+function checkSignal(issues: ValidationIssue[], options: GrantOptions | undefined): AbortSignal | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null) {
+    issues.push({ path: 'options', message: 'must be an object', code: 'invalid_type' });
+    return undefined;
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    issues.push({ path: 'signal', message: 'must be an AbortSignal', code: 'invalid_type' });
+    return undefined;
+  }
+  return options.signal;
+}
+
+function throwIfAny(what: string, issues: ValidationIssue[]): void {
+  if (issues.length > 0) throw new ValidationError(what, issues);
+}
+
+/**
+ * The OAuth 2.0 grants of the identity host: `ob.auth`. Every method returns a promise and
+ * reports every failure by rejecting it: `ValidationError` for bad input (nothing is sent),
+ * `OAuthError` for an OAuth error answer (`error`, `errorDescription`, `status`),
+ * `ConnectionError` / `TimeoutError` when the identity host cannot be reached, `AbortError` when
+ * the signal fires. Client authentication is `client_secret_post`.
+ *
+ * @example
+ * ```ts
+ * const tokens = await ob.auth.exchangeCode({ code, codeVerifier, redirectUri: 'https://app.example.com/callback' });
+ * const fresh = await ob.auth.refresh(tokens.refresh_token!);
+ * ```
+ * @group OAuth
+ */
+export class Auth {
+  /** @internal */
+  constructor(private readonly ctx: AuthContext) {}
+
+  /**
+   * Builds the authorize URL with PKCE (S256) and `state`, from the client's `authUrl`,
+   * `clientId`, `endpoints.authorize` and `redirectUri`. The same as `createAuthorizationRequest`
+   * of `openbanking-ng/pkce`, for backends that start the flow themselves.
+   *
+   * @example
+   * ```ts
+   * const { url, state, codeVerifier } = await ob.auth.authorizationUrl({ scope: ['accounts', 'transactions'] });
+   * ```
+   */
+  async authorizationUrl(params: AuthorizationUrlParams): Promise<AuthorizationRequest> {
+    const { grant, endpoints } = this.ctx;
+    const p = params ?? ({} as AuthorizationUrlParams);
+    const redirectUri = p.redirectUri ?? this.ctx.redirectUri;
+    if (redirectUri === undefined) {
+      throw new ValidationError('Invalid authorization request', [
+        { path: 'redirectUri', message: 'is required (pass it here or set the redirectUri option of the client)', code: 'missing' },
+      ]);
+    }
+    return createAuthorizationRequest({
+      authUrl: grant.authUrl,
+      clientId: grant.clientId,
+      redirectUri,
+      scope: p.scope,
+      ...(p.state !== undefined ? { state: p.state } : {}),
+      ...(p.codeVerifier !== undefined ? { codeVerifier: p.codeVerifier } : {}),
+      authorizePath: endpoints.authorize,
+    });
+  }
+
+  /**
+   * Exchanges the authorization code for the customer's tokens: POST `{auth_url}/oauth/token`
+   * with `grant_type=authorization_code`, `client_id`, `client_secret`, `code`, `redirect_uri`
+   * and `code_verifier`. A used, expired or unknown code, or a wrong verifier, rejects with
+   * `OAuthError('invalid_grant')`.
+   *
+   * @example
+   * ```ts
+   * const tokens = await ob.auth.exchangeCode({ code, codeVerifier, redirectUri: 'https://app.example.com/callback' });
+   * ```
+   */
+  async exchangeCode(params: ExchangeCodeParams, options?: GrantOptions): Promise<TokenSet> {
+    const issues: ValidationIssue[] = [];
+    const p = params ?? ({} as ExchangeCodeParams);
+    checkString(issues, 'code', p.code);
+    checkCodeVerifier(issues, 'codeVerifier', p.codeVerifier);
+    const redirectUri = p.redirectUri ?? this.ctx.redirectUri;
+    if (redirectUri === undefined) issues.push({ path: 'redirectUri', message: 'is required (pass it here or set the redirectUri option of the client)', code: 'missing' });
+    else checkRedirectUri(issues, 'redirectUri', redirectUri);
+    const signal = checkSignal(issues, options);
+    throwIfAny('Invalid code exchange', issues);
+    return requestCodeExchange(this.ctx.grant, this.ctx.endpoints.token, { code: p.code, codeVerifier: p.codeVerifier, redirectUri: redirectUri! }, signal);
+  }
+
+  /**
+   * Gets a new token set with a refresh token: POST `{auth_url}/oauth/token` with
+   * `grant_type=refresh_token`, `client_id`, `client_secret` and `refresh_token`. The answer may
+   * carry a new (rotated) refresh token: store it, the old one may no longer work. When the
+   * server does not rotate, the given refresh token is carried over into the new set.
+   *
+   * Do not retry a refresh that failed with `OAuthError`: with rotating refresh tokens a second
+   * attempt only turns into `invalid_grant`.
+   */
+  async refresh(refreshToken: string, options?: GrantOptions): Promise<TokenSet> {
+    const issues: ValidationIssue[] = [];
+    checkString(issues, 'refreshToken', refreshToken);
+    const signal = checkSignal(issues, options);
+    throwIfAny('Invalid refresh', issues);
+    return requestRefresh(this.ctx.grant, this.ctx.endpoints.token, refreshToken, signal);
+  }
+
+  /**
+   * Requests a client-credentials token: POST `{auth_url}/oauth2/token` with
+   * `grant_type=client_credentials`, `client_id`, `client_secret` and `scope`. Every call makes
+   * one request; API calls need none of this, they get (and cache) their tokens themselves.
+   *
+   * @example
+   * ```ts
+   * const cc = await ob.auth.clientCredentials(['cards.create']);
+   * ```
+   */
+  async clientCredentials(scopes: ScopeInput, options?: GrantOptions): Promise<TokenSet> {
+    const issues: ValidationIssue[] = [];
+    const scope = scopeString(issues, 'scopes', scopes, false);
+    const signal = checkSignal(issues, options);
+    throwIfAny('Invalid client credentials request', issues);
+    return requestClientCredentials(this.ctx.grant, this.ctx.endpoints.clientCredentials, scope.split(' ').filter(Boolean), signal);
+  }
+
+  /**
+   * Starts the device-code flow (for customers on USSD, SMS or other limited channels): POST
+   * `{auth_url}/oauth2/device/code` with `client_id`, `scope` and, when given,
+   * `target_connection_id`. Resolves to the device-authorization response, the provider's
+   * `obn_custom_metadata` included; show `user_code` / `obn_custom_metadata.consent_message` to
+   * the customer, then call {@link Auth.pollDeviceToken}.
+   *
+   * @example
+   * ```ts
+   * const device = await ob.auth.deviceCode(['accounts'], { targetConnectionId: 'CONN0987654321' });
+   * sendSms(customerPhone, device.obn_custom_metadata?.consent_message ?? `Code: ${device.user_code}`);
+   * const tokens = await ob.auth.pollDeviceToken(device, { signal: AbortSignal.timeout(15 * 60_000) });
+   * ```
+   */
+  async deviceCode(scopes: ScopeInput, options?: DeviceCodeOptions): Promise<DeviceAuthorization> {
+    const issues: ValidationIssue[] = [];
+    const scope = scopeString(issues, 'scopes', scopes, true);
+    const signal = checkSignal(issues, options);
+    const target = options?.targetConnectionId;
+    if (target !== undefined) checkString(issues, 'targetConnectionId', target);
+    throwIfAny('Invalid device code request', issues);
+    return requestDeviceAuthorization(this.ctx.grant, this.ctx.endpoints.deviceCode, scope, target, signal);
+  }
+
+  /**
+   * Polls `{auth_url}/oauth2/token` with `grant_type=urn:ietf:params:oauth:grant-type:device_code`
+   * until the customer answers, as RFC 8628 asks: it waits `interval` seconds (the response's,
+   * else 5) before each poll, keeps polling on `authorization_pending`, waits 5 s longer after
+   * each `slow_down`, and resolves to the token set once the customer approves. A denial rejects
+   * with `OAuthError('access_denied')`, an expired code with `OAuthError('expired_token')`
+   * (also checked locally against `expires_in` when the whole response is given). A network
+   * failure rejects at once; polling again with the same device code is safe.
+   *
+   * @param deviceCodeOrResponse - the `device_code`, or the whole response of {@link Auth.deviceCode}
+   */
+  async pollDeviceToken(deviceCodeOrResponse: string | DeviceAuthorization, options?: PollDeviceTokenOptions): Promise<TokenSet> {
+    const issues: ValidationIssue[] = [];
+    const response = typeof deviceCodeOrResponse === 'object' && deviceCodeOrResponse !== null ? deviceCodeOrResponse : undefined;
+    const deviceCode = response ? response.device_code : deviceCodeOrResponse;
+    checkString(issues, response ? 'device_code' : 'deviceCode', deviceCode);
+    const signal = checkSignal(issues, options);
+    const interval = options?.interval ?? (typeof response?.interval === 'number' ? response.interval : DEVICE_POLL_INTERVAL);
+    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0) {
+      issues.push({ path: 'interval', message: 'must be a number of seconds ≥ 0', code: 'invalid_value' });
+    }
+    throwIfAny('Invalid device token poll', issues);
+    return pollDeviceAuthorization(this.ctx.grant, {
+      tokenPath: this.ctx.endpoints.clientCredentials,
+      deviceCode: deviceCode as string,
+      interval,
+      authorization: response,
+      sleep: this.ctx.sleep,
+      signal,
+    });
+  }
+}

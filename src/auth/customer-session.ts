@@ -1,0 +1,222 @@
+import type { RequestParams } from '../client.js';
+import type { APIPromise } from '../core/api-promise.js';
+import type { BearerSource, RequestOptions } from '../core/transport.js';
+import { OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
+import { isFresh, type TokenSet } from './token-store.js';
+
+/**
+ * Options of `ob.forCustomer`.
+ * @group OAuth
+ */
+export interface CustomerSessionOptions {
+  /**
+   * Called (and awaited) with every new token set after a successful refresh, before the calls
+   * waiting for it go on: persist it, since the identity host may have rotated the refresh
+   * token and the old one may no longer work. If it throws, the session keeps the new set and
+   * the waiting calls reject with that error.
+   */
+  onTokens?: (tokens: TokenSet) => void | Promise<void>;
+}
+
+/** What a session needs from its client. */
+export interface CustomerSessionContext {
+  /** Sends `ob.request` parameters through the client's pipeline with the given bearer source. */
+  send<Data>(params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data>;
+  /** The client-credentials bearer source for `params.scope` (calls with `customer: false`). */
+  clientBearer(params: RequestParams): BearerSource;
+  /** The refresh grant (`ob.auth.refresh`). */
+  refresh(refreshToken: string): Promise<TokenSet>;
+}
+
+function checkTokens(tokens: unknown, options: unknown): { tokens: TokenSet; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
+  const add = (path: string, message: string, code = 'invalid_type') => issues.push({ path, message, code });
+  if (typeof tokens !== 'object' || tokens === null) {
+    add('tokens', 'must be a token set { access_token, expires_at, refresh_token?, ... }');
+    return { tokens: tokens as TokenSet, issues };
+  }
+  const t = tokens as Partial<Record<keyof TokenSet, unknown>>;
+  if (typeof t.access_token !== 'string' || t.access_token === '') add('tokens.access_token', 'is required (a non-empty string)', 'missing');
+  if (t.refresh_token !== undefined && (typeof t.refresh_token !== 'string' || t.refresh_token === '')) add('tokens.refresh_token', 'must be a non-empty string');
+  const expiresIn = typeof t.expires_in === 'number' && Number.isFinite(t.expires_in) ? t.expires_in : undefined;
+  let expiresAt = t.expires_at;
+  if (expiresAt === undefined && expiresIn !== undefined) expiresAt = Math.floor(Date.now() / 1000) + expiresIn;
+  if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) add('tokens.expires_at', 'is required (Unix seconds), or expires_in for a set received just now', 'missing');
+  if (options !== undefined) {
+    if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens }');
+    else if ((options as CustomerSessionOptions).onTokens !== undefined && typeof (options as CustomerSessionOptions).onTokens !== 'function') {
+      add('options.onTokens', 'must be a function');
+    }
+  }
+  const set = { ...(t as TokenSet), expires_at: expiresAt as number, expires_in: expiresIn ?? (expiresAt as number) - Math.floor(Date.now() / 1000) };
+  return { tokens: set, issues };
+}
+
+/** Each waiting call gets its own error object (the pipeline stamps the call's idempotency key on it). */
+function perCall(error: unknown): unknown {
+  if (error instanceof OAuthError) {
+    return new OAuthError(error.error, error.errorDescription, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
+  }
+  return error;
+}
+
+/**
+ * A customer's view of the client, from `ob.forCustomer(tokens, { onTokens })`: its calls carry
+ * the customer's access token instead of a client-credentials token.
+ *
+ * - The access token is refreshed ahead of expiry (when less than min(30 s, 10 % of its
+ *   lifetime) remains), and after a 401 (one refresh, one more attempt).
+ * - Any number of concurrent calls share **one** refresh request; `onTokens` is awaited with
+ *   the new set before they go on. A rotated refresh token replaces the old one; when the server
+ *   does not rotate, the old one is kept.
+ * - A refresh the identity host refuses (`OAuthError`, e.g. `invalid_grant`) rejects every
+ *   waiting call with that error and is **never retried**: every later call rejects with it too
+ *   until {@link CustomerSession.setTokens} gives the session new tokens (e.g. reloaded from your
+ *   store, after another process refreshed them). A refresh that failed to reach the identity
+ *   host (`ConnectionError`) rejects the waiting calls; the next call tries once more.
+ * - Without a refresh token the session uses the access token until it expires, then rejects
+ *   with `OAuthError('no_refresh_token')`.
+ *
+ * Bad tokens or options do not throw here: every call of the session rejects with the
+ * `ValidationError`.
+ *
+ * @example
+ * ```ts
+ * const customer = ob.forCustomer(await db.loadTokens(userId), {
+ *   onTokens: (tokens) => db.saveTokens(userId, tokens),
+ * });
+ * const accounts = await customer.request({ method: 'GET', path: '/accounts' });
+ * ```
+ * @group OAuth
+ */
+export class CustomerSession {
+  #tokens!: TokenSet;
+  #invalid: ValidationError | undefined;
+  #failure: OAuthError | undefined;
+  #flight: Promise<TokenSet> | undefined;
+  /** Bumped whenever the caller replaces the tokens, so a late refresh answer cannot overwrite them. */
+  #generation = 0;
+  readonly #onTokens: CustomerSessionOptions['onTokens'];
+  readonly #ctx: CustomerSessionContext;
+  readonly #bearer: BearerSource = {
+    token: () => this.#accessToken().catch((error: unknown) => Promise.reject(perCall(error))),
+    renew: (rejected) => this.#renew(rejected).catch((error: unknown) => Promise.reject(perCall(error))),
+  };
+
+  /** @internal Use `ob.forCustomer(tokens, options)`. */
+  constructor(ctx: CustomerSessionContext, tokens: TokenSet, options?: CustomerSessionOptions) {
+    this.#ctx = ctx;
+    this.#onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
+    this.#replace(tokens, options);
+  }
+
+  /** The current token set (a copy): the one given, or the latest refreshed one. */
+  get tokens(): TokenSet {
+    return { ...this.#tokens };
+  }
+
+  /**
+   * Replaces the session's tokens, e.g. with a set another process refreshed and stored. Ends a
+   * failed state, and wins over a refresh still in flight (its late answer is dropped).
+   * Bad tokens make every later call reject with `ValidationError`.
+   */
+  setTokens(tokens: TokenSet): void {
+    this.#replace(tokens, undefined);
+  }
+
+  /**
+   * Refreshes now (sharing a refresh already in flight) and resolves to the new set; `onTokens`
+   * is called as for an automatic refresh.
+   */
+  async refresh(): Promise<TokenSet> {
+    this.#assertUsable();
+    return { ...(await this.#refresh()) };
+  }
+
+  /**
+   * Calls any API operation with the customer's access token, through the same pipeline as
+   * `ob.request` (idempotency key, signature, retries, envelope). Pass `customer: false` to use a
+   * client-credentials token with `scope` instead.
+   *
+   * @example
+   * ```ts
+   * const balances = await customer.request({ method: 'GET', path: '/accounts/0123456789/balances' });
+   * ```
+   */
+  request<Data = unknown>(params: RequestParams, options?: RequestOptions): APIPromise<Data> {
+    const bearer = params?.customer === false ? this.#ctx.clientBearer(params) : this.#bearer;
+    return this.#ctx.send<Data>(params, options, bearer);
+  }
+
+  /** A view for logs: expiry and scope, never a token. */
+  toJSON(): Record<string, unknown> {
+    const t = this.#tokens ?? {};
+    return { expires_at: t.expires_at, scope: t.scope, refreshable: typeof t.refresh_token === 'string' };
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `CustomerSession ${JSON.stringify(this.toJSON())}`;
+  }
+
+  #replace(tokens: TokenSet, options: CustomerSessionOptions | undefined): void {
+    const checked = checkTokens(tokens, options);
+    this.#tokens = checked.tokens;
+    this.#invalid = checked.issues.length > 0 ? new ValidationError('Invalid customer tokens', checked.issues) : undefined;
+    this.#failure = undefined;
+    this.#flight = undefined;
+    this.#generation++;
+  }
+
+  #assertUsable(): void {
+    if (this.#invalid) throw this.#invalid;
+    if (this.#failure) throw this.#failure;
+  }
+
+  async #accessToken(): Promise<string> {
+    this.#assertUsable();
+    const tokens = this.#tokens;
+    if (isFresh(tokens)) return tokens.access_token;
+    if (this.#flight === undefined && tokens.refresh_token === undefined && tokens.expires_at > Date.now() / 1000) {
+      return tokens.access_token; // inside the margin but still valid, and nothing to refresh with
+    }
+    return (await this.#refresh()).access_token;
+  }
+
+  async #renew(rejected: string): Promise<string> {
+    this.#assertUsable();
+    // Another call already replaced the refused token: use the new one.
+    if (this.#flight === undefined && this.#tokens.access_token !== rejected) return this.#accessToken();
+    return (await this.#refresh()).access_token;
+  }
+
+  #refresh(): Promise<TokenSet> {
+    if (this.#flight) return this.#flight;
+    const refreshToken = this.#tokens.refresh_token;
+    if (refreshToken === undefined) {
+      return Promise.reject(
+        new OAuthError('no_refresh_token', 'the customer access token has expired or was refused, and the session has no refresh token: run the authorization again'),
+      );
+    }
+    const generation = this.#generation;
+    const flight = (async () => {
+      let fresh: TokenSet;
+      try {
+        fresh = await this.#ctx.refresh(refreshToken);
+      } catch (error) {
+        // The identity host refused the grant: never replay it (a rotated refresh token would
+        // only turn into invalid_grant). Network failures are not sticky.
+        if (generation === this.#generation && error instanceof OAuthError) this.#failure = error;
+        throw error;
+      }
+      if (generation !== this.#generation) return this.#tokens; // the caller gave newer tokens meanwhile
+      this.#tokens = fresh;
+      if (this.#onTokens) await this.#onTokens({ ...fresh });
+      return fresh;
+    })().finally(() => {
+      if (this.#flight === flight) this.#flight = undefined;
+    });
+    this.#flight = flight;
+    return flight;
+  }
+}

@@ -1,0 +1,5 @@
+/** True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts plain `http://` may reach. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
