@@ -13,6 +13,8 @@ export type { Sleep } from './core/retry.js';
 export { SCOPES, type Scope, type ScopeInput } from './auth/scopes.js';
 export { MemoryTokenStore, type TokenSet, type TokenStore } from './auth/token-store.js';
 export { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
+export { aesGcmCipher } from './crypto/aes-gcm.js';
+export { aesCbcCipher } from './crypto/aes-cbc.js';
 export { Cards } from './resources/cards.js';
 export {
   CARD_MODES,
