@@ -12,10 +12,10 @@ const entries = Object.keys(pkg.exports)
   .map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`));
 // Named exports each entry must provide, checked in both module systems.
 const expected = {
-  [pkg.name]: ['OpenBanking', 'plaintextCipher', 'OpenBankingError', 'ApiError', 'isApiError', 'OAuthError', 'CustomerSession', 'normaliseRegistration'],
+  [pkg.name]: ['OpenBanking', 'plaintextCipher', 'aesGcmCipher', 'aesCbcCipher', 'OpenBankingError', 'ApiError', 'isApiError', 'OAuthError', 'CustomerSession', 'normaliseRegistration'],
   [`${pkg.name}/pkce`]: ['createAuthorizationRequest', 'parseAuthorizationCallback', 'OAuthError'],
   [`${pkg.name}/testing`]: [],
-  [`${pkg.name}/node`]: [],
+  [`${pkg.name}/node`]: ['tripleDesCipher'],
 };
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -26,11 +26,20 @@ try {
   const msw = pkg.devDependencies.msw;
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), `msw@${msw}`], work);
 
+  // Every built-in cipher round-trips a PIN from the built files, and a decryption failure in the
+  // Node-only entry is the main entry's CipherError (one shared class per module system).
+  const ciphers = (main, node) => `
+for (const cipher of [${main}.aesGcmCipher('s'), ${main}.aesCbcCipher('s'), ${node}.tripleDesCipher('s')]) {
+  if ((await cipher.decrypt(await cipher.encrypt('1234'))) !== '1234') throw new Error('cipher round trip failed');
+}
+const failure = await ${node}.tripleDesCipher('s').decrypt('AAAAAAAAAAA=').catch((e) => e);
+if (!(failure instanceof ${main}.CipherError)) throw new Error('tripleDesCipher does not reject with the main entry CipherError');`;
   const check = (e, m) => `for (const name of ${JSON.stringify(expected[e] ?? [])}) if (typeof ${m}[name] === 'undefined') throw new Error('${e}: missing export ' + name);`;
   const esm = entries.map((e, i) => `import * as m${i} from '${e}';\n${check(e, `m${i}`)}`).join('\n');
-  writeFileSync(join(work, 'esm.mjs'), `${esm}\nconst { OpenBanking } = m0;\nnew OpenBanking({ clientId: 'a', clientSecret: 'b' });\nconsole.log('esm ok: ${entries.join(', ')}');\n`);
+  const at = (name) => `m${entries.indexOf(name)}`;
+  writeFileSync(join(work, 'esm.mjs'), `${esm}\n${ciphers(at(pkg.name), at(`${pkg.name}/node`))}\nconst { OpenBanking } = m0;\nnew OpenBanking({ clientId: 'a', clientSecret: 'b' });\nconsole.log('esm ok: ${entries.join(', ')}');\n`);
   const cjs = entries.map((e) => `{ const m = require('${e}'); ${check(e, 'm')} }`).join('\n');
-  writeFileSync(join(work, 'cjs.cjs'), `${cjs}\nconst { OpenBanking } = require('${pkg.name}');\nnew OpenBanking({ clientId: 'a', clientSecret: 'b' });\nconsole.log('cjs ok: ${entries.join(', ')}');\n`);
+  writeFileSync(join(work, 'cjs.cjs'), `${cjs}\n(async () => {\n${ciphers(`require('${pkg.name}')`, `require('${pkg.name}/node')`)}\nconst { OpenBanking } = require('${pkg.name}');\nnew OpenBanking({ clientId: 'a', clientSecret: 'b' });\nconsole.log('cjs ok: ${entries.join(', ')}');\n})().catch((e) => { console.error(e); process.exit(1); });\n`);
   process.stdout.write(run('node', ['esm.mjs'], work));
   process.stdout.write(run('node', ['cjs.cjs'], work));
 } catch (error) {

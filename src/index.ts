@@ -32,6 +32,8 @@ export { CustomerSession, type CustomerSessionOptions } from './auth/customer-se
 export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/device-code.js';
 export { normaliseRegistration, type FetchRegistrationParams, type RegistrationCredentials } from './auth/fetch-registration.js';
 export { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
+export { aesGcmCipher } from './crypto/aes-gcm.js';
+export { aesCbcCipher } from './crypto/aes-cbc.js';
 export { Cards } from './resources/cards.js';
 export {
   CARD_MODES,

@@ -1,5 +1,6 @@
 /**
- * What only Node can do. The main entry never imports this one.
+ * What only Node can do: the TripleDES cipher through `node:crypto`. The main entry never imports
+ * this one, so `openbanking-ng` itself stays runtime-neutral.
  * @module openbanking-ng/node
  */
-export {};
+export { tripleDesCipher } from './crypto/triple-des.js';
