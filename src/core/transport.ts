@@ -204,7 +204,7 @@ export class Transport {
           try {
             copy[field] = await o.cipher.encrypt(copy[field] as string);
           } catch (cause) {
-            throw new CipherError(`Could not encrypt ${field}`, { field, cause: scrubCause(cause) });
+            throw new CipherError(`Could not encrypt ${field}`, { field, cause: cipherCause(cause) });
           }
           if (typeof copy[field] !== 'string') throw new CipherError(`The cipher returned a non-string for ${field}`, { field });
         }
@@ -388,7 +388,7 @@ export class Transport {
             throw new CipherError(`Could not decrypt ${name} of the response: the value does not match the configured cipher`, {
               field: name,
               idempotencyKey,
-              cause: scrubCause(cause),
+              cause: cipherCause(cause),
             });
           }
         }, name);
@@ -443,6 +443,17 @@ function describeNetworkFailure(failure: unknown): string {
   if (cause?.code) return cause.code;
   if (failure instanceof Error) return failure.message;
   return 'network failure';
+}
+
+/**
+ * A cipher's own error may quote the value it failed on (a user-written cipher can say anything),
+ * so only the SDK's own errors are kept as they are; others keep their class name alone.
+ */
+function cipherCause(cause: unknown): unknown {
+  if (cause instanceof OpenBankingError) return cause;
+  const copy = new Error('the cipher failed (its message is withheld: it may quote the value)');
+  copy.name = cause instanceof Error ? cause.name : 'Error';
+  return copy;
 }
 
 /** Keeps a cause's class and message for debugging, never arbitrary attached data. */
