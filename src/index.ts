@@ -12,6 +12,7 @@ export type { SignatureEncoding } from './core/signature.js';
 export type { Sleep } from './core/retry.js';
 export { SCOPES, type Scope, type ScopeInput } from './auth/scopes.js';
 export { MemoryTokenStore, type TokenSet, type TokenStore } from './auth/token-store.js';
+export type { RegisterParams, Registration, RegistrationConnection, RegistrationFields } from './auth/registration.js';
 export { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 export { Cards } from './resources/cards.js';
 export {
