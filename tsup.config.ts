@@ -6,6 +6,8 @@ export default defineConfig({
     pkce: 'src/pkce.ts',
     testing: 'src/testing.ts',
     node: 'src/node.ts',
+    // The `openbanking-ng-sandbox` command (package.json "bin").
+    'bin/openbanking-ng-sandbox': 'src/bin/openbanking-ng-sandbox.ts',
   },
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
@@ -15,5 +17,7 @@ export default defineConfig({
   clean: true,
   treeshake: true,
   splitting: true,
+  // Keep `node:` specifiers as written: Deno and Bun resolve them, and the main entry must show none.
+  removeNodeProtocol: false,
   external: ['ky', 'zod', 'oauth4webapi', 'uuid', 'msw', /^node:/],
 });

@@ -14,7 +14,7 @@ const entries = Object.keys(pkg.exports)
 const expected = {
   [pkg.name]: ['OpenBanking', 'plaintextCipher', 'aesGcmCipher', 'aesCbcCipher', 'OpenBankingError', 'ApiError', 'isApiError', 'OAuthError', 'CustomerSession', 'normaliseRegistration'],
   [`${pkg.name}/pkce`]: ['createAuthorizationRequest', 'parseAuthorizationCallback', 'OAuthError'],
-  [`${pkg.name}/testing`]: [],
+  [`${pkg.name}/testing`]: ['createSandbox', 'startSandboxServer', 'sandboxHandlers', 'createManualClock', 'SANDBOX_DEFAULT_URLS'],
   [`${pkg.name}/node`]: ['tripleDesCipher'],
 };
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -42,6 +42,29 @@ if (!(failure instanceof ${main}.CipherError)) throw new Error('tripleDesCipher 
   writeFileSync(join(work, 'cjs.cjs'), `${cjs}\n(async () => {\n${ciphers(`require('${pkg.name}')`, `require('${pkg.name}/node')`)}\nconst { OpenBanking } = require('${pkg.name}');\nnew OpenBanking({ clientId: 'a', clientSecret: 'b' });\nconsole.log('cjs ok: ${entries.join(', ')}');\n})().catch((e) => { console.error(e); process.exit(1); });\n`);
   process.stdout.write(run('node', ['esm.mjs'], work));
   process.stdout.write(run('node', ['cjs.cjs'], work));
+
+  // The sandbox from the packed package, in both module systems: a card created over real HTTP.
+  const sandboxUse = (load) => `${load}
+(async () => {
+  const server = await startSandboxServer();
+  try {
+    const app = server.registerClient();
+    const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: server.baseUrl, authUrl: server.authUrl, logLevel: 'off' });
+    const card = await ob.cards.create({ account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } });
+    if (server.cards().length !== 1 || !card.card_id) throw new Error('the sandbox did not store the card');
+    console.log('sandbox ok: ' + (typeof require === 'function' ? 'cjs' : 'esm'));
+  } finally {
+    await server.close();
+  }
+})().catch((e) => { console.error(e); process.exitCode = 1; });
+`;
+  writeFileSync(join(work, 'sandbox.mjs'), sandboxUse(`import { OpenBanking } from '${pkg.name}';\nimport { startSandboxServer } from '${pkg.name}/testing';`));
+  writeFileSync(join(work, 'sandbox.cjs'), sandboxUse(`const { OpenBanking } = require('${pkg.name}');\nconst { startSandboxServer } = require('${pkg.name}/testing');`));
+  process.stdout.write(run('node', ['sandbox.mjs'], work));
+  process.stdout.write(run('node', ['sandbox.cjs'], work));
+  const help = run(join(work, 'node_modules', '.bin', 'openbanking-ng-sandbox'), ['--help'], work);
+  if (!help.startsWith('Usage: openbanking-ng-sandbox')) throw new Error('openbanking-ng-sandbox --help printed something else');
+  console.log('bin ok: openbanking-ng-sandbox');
 } catch (error) {
   console.error(error.stdout ?? '', error.stderr ?? '', error.message);
   process.exitCode = 1;

@@ -1,9 +1,9 @@
 import { Auth } from './auth/auth.js';
 import { ClientCredentialsTokens } from './auth/client-credentials.js';
 import { CustomerSession, type CustomerSessionOptions } from './auth/customer-session.js';
-import { fetchRegistration, type FetchRegistrationParams, type RegistrationCredentials } from './auth/fetch-registration.js';
 import type { GrantContext } from './auth/grant.js';
 import type { TokenSet } from './auth/token-store.js';
+import { clientOptionsFromRegistration, fetchRegistration, type FetchRegistrationParams, type RegisterParams, type Registration, register } from './auth/registration.js';
 import { type Scope, scopeList, SCOPES } from './auth/scopes.js';
 import type { APIPromise } from './core/api-promise.js';
 import { type BearerSource, type HttpMethod, type RequestOptions, Transport } from './core/transport.js';
@@ -103,6 +103,41 @@ export class OpenBanking {
     this.auth = new Auth({ grant: this.grantContext(), endpoints: c.endpoints, redirectUri: c.redirectUri, sleep: c.sleep });
   }
 
+  /**
+   * Registers an application with the identity host (dynamic client registration,
+   * `POST {auth_url}/dcr`). Approved at once in the sandbox environment; in production the
+   * answer is `PENDING_APPROVAL` with null credentials (a result, not an error) until the
+   * provider approves it. Rejects with `ValidationError` before sending anything when a field is
+   * missing or malformed, with `OAuthError` when the identity host refuses.
+   *
+   * @example
+   * ```ts
+   * const registration = await OpenBanking.register({
+   *   authUrl: 'https://identity-sandbox.sparkle.fyi',
+   *   username: 'my-fintech',
+   *   password: process.env.OB_REGISTRATION_PASSWORD!,
+   *   app_name: 'My Fintech',
+   *   redirect_url: 'https://my-fintech.example/callback',
+   * });
+   * const ob = OpenBanking.fromRegistration(registration);
+   * ```
+   * @group Registration
+   */
+  static register(params: RegisterParams): Promise<Registration> {
+    return register(params);
+  }
+
+  /**
+   * Builds a client from what {@link OpenBanking.register} returned: its credentials, the
+   * `api_base_url` and `auth_base_url` it carries, its `connection_id` and `participant_id`, and
+   * its first redirect URI. `options` add to or override any of these. Throws `ValidationError`
+   * while the registration is still `PENDING_APPROVAL`.
+   * @group Registration
+   */
+  static fromRegistration(credentials: Registration, options?: Omit<ClientOptions, 'clientId' | 'clientSecret'>): OpenBanking {
+    return new OpenBanking(clientOptionsFromRegistration(credentials, options));
+  }
+
   /** The environment this client talks to. */
   get environment(): ResolvedOptions['environment'] {
     return this.config.environment;
@@ -164,7 +199,7 @@ export class OpenBanking {
    * if (creds.status === 'APPROVED') saveSecret(creds.client_id!, creds.client_secret!);
    * ```
    */
-  static fetchRegistration(params: FetchRegistrationParams): Promise<RegistrationCredentials> {
+  static fetchRegistration(params: FetchRegistrationParams): Promise<Registration> {
     return fetchRegistration(params);
   }
 

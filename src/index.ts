@@ -30,7 +30,14 @@ export {
 } from './auth/authorization.js';
 export { CustomerSession, type CustomerSessionOptions } from './auth/customer-session.js';
 export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/device-code.js';
-export { normaliseRegistration, type FetchRegistrationParams, type RegistrationCredentials } from './auth/fetch-registration.js';
+export {
+  normaliseRegistration,
+  type FetchRegistrationParams,
+  type RegisterParams,
+  type Registration,
+  type RegistrationConnection,
+  type RegistrationFields,
+} from './auth/registration.js';
 export { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 export { aesGcmCipher } from './crypto/aes-gcm.js';
 export { aesCbcCipher } from './crypto/aes-cbc.js';

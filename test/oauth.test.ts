@@ -379,7 +379,7 @@ describe('OpenBanking.fetchRegistration', () => {
       ),
     );
     const creds = await OpenBanking.fetchRegistration({ authUrl: AUTH, username: 'ada', password: 'pw' });
-    expect(creds).toEqual({ status: 'PENDING_APPROVAL', client_id: null, client_secret: null, client_name: 'My App', redirect_urls: [REDIRECT] });
+    expect(creds).toEqual({ status: 'PENDING_APPROVAL', client_id: null, client_secret: null, client_name: 'My App', redirect_urls: [REDIRECT], participant_id: null, connection_id: null });
   });
 
   it('uses a custom fetch', async () => {

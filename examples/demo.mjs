@@ -1,0 +1,66 @@
+// The `npm start` demo: a local sandbox, an application registered, a client built from the
+// registration, a card created. No credentials, no network beyond 127.0.0.1.
+// Secrets stay masked: the client secret, the PIN, the CVV2 and the card number.
+import { OpenBanking } from 'openbanking-ng';
+import { startSandboxServer } from 'openbanking-ng/testing';
+
+const started = performance.now();
+const masked = (value) => (typeof value === 'string' ? `${'•'.repeat(Math.min(value.length, 8))} (${value.length} characters, hidden)` : '(none)');
+const line = (text = '') => console.log(text);
+
+const sandbox = await startSandboxServer();
+try {
+  line('openbanking-ng demo: the local sandbox, start to finish');
+  line();
+  line(`1. Sandbox listening on ${sandbox.url}`);
+  line(`   identity host ${sandbox.authUrl}   API ${sandbox.baseUrl}`);
+
+  const registration = await OpenBanking.register({
+    authUrl: sandbox.authUrl,
+    username: 'demo-fintech',
+    password: 'demo-password-not-secret',
+    app_name: 'Demo Fintech',
+    app_description: 'Shows openbanking-ng end to end',
+    app_developer_name: 'Ada Obi',
+    app_developer_contact_email: 'ada@demo-fintech.example',
+    redirect_url: 'http://127.0.0.1:3000/callback',
+  });
+  line(`2. Registered "${registration.client_name}" with OpenBanking.register: ${registration.status}`);
+  line(`   client_id     ${registration.client_id}`);
+  line(`   client_secret ${masked(registration.client_secret)}`);
+  line(`   connection_id ${registration.connection_id}`);
+
+  const ob = OpenBanking.fromRegistration(registration, { logLevel: 'off' });
+  line(`3. Client built with OpenBanking.fromRegistration (API ${ob.baseUrl})`);
+
+  const { data: card, idempotencyKey, response } = await ob.cards
+    .create({
+      account_number: '0123456789',
+      card_holder_name: 'Ada Obi',
+      card_status: 'ACTIVE',
+      card_type: 'VIRTUAL',
+      card_default_pin: '1234',
+      card_expiry: { month: '09', year: '2029' },
+    })
+    .withResponse();
+  line(`4. Card created: HTTP ${response.status}, idempotency-key ${idempotencyKey}`);
+  line(`   card_id     ${card.card_id}`);
+  line(`   status      ${card.card_status}, ${card.card_scheme} ${card.card_type} ${card.card_mode}, ${card.card_currency}`);
+  line(`   holder      ${card.card_holder_name}, account ${card.account_number}, expires ${card.card_expiry?.month}/${card.card_expiry?.year}`);
+  line(`   card number ${masked(card.card_number)}`);
+  line(`   CVV2        ${masked(card.card_cvv2)}`);
+  line(`   PIN         ${masked(card.card_default_pin)}`);
+
+  const { cards } = await ob.cards.list();
+  line(`5. GET /cards lists ${cards.length} card for this application`);
+  line();
+  line('What went over the wire:');
+  for (const r of sandbox.requests.list()) line(`   ${r.method.padEnd(4)} ${r.path.padEnd(20)} → ${r.status}`);
+  line();
+  line(`Done in ${Math.round(performance.now() - started)} ms. Next: npx openbanking-ng-sandbox --port 4010, and docs/testing.md.`);
+} catch (error) {
+  console.error(`The demo failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await sandbox.close();
+}

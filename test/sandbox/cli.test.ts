@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/bin/cli.js';
+import { clientFor, validCard } from './support.js';
+
+describe('the openbanking-ng-sandbox command', () => {
+  const io = () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) } };
+  };
+
+  it('serves on 127.0.0.1, prints the URLs, never the secret', async () => {
+    const { out, io: sink } = io();
+    const server = await runCli(['--port', '0', '--client-id', 'cli-app', '--client-secret', 'cli-secret-value', '--redirect-uri', 'http://127.0.0.1:3000/cb', '--rate-limits', '-v'], sink);
+    if (typeof server === 'number') throw new Error(`exit ${server}`);
+    try {
+      expect(out.join('\n')).toContain(`authUrl  ${server.authUrl}`);
+      expect(out.join('\n')).toContain(`baseUrl  ${server.baseUrl}`);
+      expect(out.join('\n')).toContain('rate limits: 100/min, burst 200');
+      const { ob } = clientFor(server, { clientId: 'cli-app', clientSecret: 'cli-secret-value' });
+      await ob.cards.create(validCard());
+      expect(server.cards()).toHaveLength(1);
+      expect(out.some((l) => /POST \/openapi\/v1\/cards → 201/.test(l))).toBe(true);
+      expect(out.join('\n')).not.toContain('cli-secret-value');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('prints help, and refuses bad arguments with exit code 2', async () => {
+    const help = io();
+    expect(await runCli(['--help'], help.io)).toBe(0);
+    expect(help.out[0]).toContain('Usage: openbanking-ng-sandbox');
+    for (const args of [['--port', 'abc'], ['--environment', 'staging'], ['--client-id', 'x'], ['--what']]) {
+      const bad = io();
+      expect(await runCli(args, bad.io)).toBe(2);
+      expect(bad.err[0]).toMatch(/^openbanking-ng-sandbox: /);
+    }
+  });
+});
