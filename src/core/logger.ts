@@ -6,11 +6,11 @@
 export interface Logger {
   /** One line per attempt, with method, path, status, attempt, idempotency key and elapsed time. */
   debug(message: string, details?: object): void;
-  /** Notable events: token refreshes, rotations. */
+  /** Retries: what failed, how long the SDK waits, with the same idempotency key. */
   info(message: string, details?: object): void;
-  /** Retries and client-side rate-limit waits. */
+  /** Things worth a look, e.g. a `Retry-After` longer than `maxRetryDelay`. */
   warn(message: string, details?: object): void;
-  /** Failures that reach the caller. */
+  /** Reserved for failures the SDK cannot report by rejecting a promise. */
   error(message: string, details?: object): void;
 }
 

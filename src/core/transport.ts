@@ -17,6 +17,8 @@ import {
   type ValidationIssue,
 } from '../errors.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
+import { RateLimiter } from './rate-limiter.js';
+import { redactHeaders, redactText } from './redact.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
 import { computeSignature } from './signature.js';
 
@@ -162,7 +164,12 @@ async function mapStrings(target: unknown, path: string[], visit: (value: string
  * retries (same key, same bytes) → parse the envelope → validate → decrypt.
  */
 export class Transport {
-  constructor(readonly options: ResolvedOptions) {}
+  readonly #limiter: RateLimiter | undefined;
+
+  constructor(readonly options: ResolvedOptions) {
+    const limit = options.rateLimit;
+    this.#limiter = limit ? new RateLimiter(limit.rate, limit.burst, limit.maxWait, options.now, options.sleep) : undefined;
+  }
 
   /** Runs an operation; the promise resolves to `data` and has `.withResponse()`. */
   request<Body, Data>(op: Operation<Body, Data>, callOptions?: RequestOptions, precheck?: () => void): APIPromise<Data> {
@@ -242,6 +249,7 @@ export class Transport {
 
     for (let attempt = 1; ; attempt++) {
       headers.authorization = `Bearer ${token}`;
+      if (this.#limiter) await this.#limiter.acquire(signal, idempotencyKey);
       const started = o.now();
       let response: Response;
       let text: string;
@@ -249,12 +257,14 @@ export class Transport {
         ({ response, text } = await this.#send(op.method, url, headers, payload, signal, timeout));
       } catch (failure) {
         const error = this.#networkError(failure, signal, idempotencyKey, timeout);
-        this.#logAttempt(op.method, op.path, 'network error', attempt, idempotencyKey, started);
+        this.#logAttempt(op.method, op.path, error.name, attempt, idempotencyKey, started, headers, payload);
         if (error instanceof AbortError || retries >= maxRetries) throw error;
-        await this.#sleep(backoffDelay(retries++), signal, idempotencyKey);
+        const delay = backoffDelay(retries++);
+        this.#logRetry(op.method, op.path, error.name, delay, attempt, idempotencyKey);
+        await this.#sleep(delay, signal, idempotencyKey);
         continue;
       }
-      this.#logAttempt(op.method, op.path, response.status, attempt, idempotencyKey, started);
+      this.#logAttempt(op.method, op.path, response.status, attempt, idempotencyKey, started, headers, payload);
 
       if (response.ok) return this.#parseSuccess(op, response, text, idempotencyKey);
 
@@ -269,9 +279,14 @@ export class Transport {
       const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey });
       if (!isRetryableStatus(response.status)) throw error;
       const retryAfter = parseRetryAfterMs(response.headers.get('retry-after'));
-      if (retryAfter !== undefined && retryAfter > o.maxRetryDelay) throw error;
+      if (retryAfter !== undefined && retryAfter > o.maxRetryDelay) {
+        o.logger.warn(`openbanking-ng ${op.method} ${op.path} → ${response.status}: Retry-After ${retryAfter} ms exceeds maxRetryDelay ${o.maxRetryDelay} ms; not retrying`, { idempotencyKey, retryAfter });
+        throw error;
+      }
       if (retries >= maxRetries) throw error;
-      await this.#sleep(retryAfter ?? backoffDelay(retries), signal, idempotencyKey);
+      const delay = retryAfter ?? backoffDelay(retries);
+      this.#logRetry(op.method, op.path, response.status, delay, attempt, idempotencyKey);
+      await this.#sleep(delay, signal, idempotencyKey);
       retries++;
     }
   }
@@ -380,6 +395,7 @@ export class Transport {
       for (const field of op.secretResponseFields) {
         const name = field.slice(field.lastIndexOf('.') + 1);
         await mapStrings(data, field.split('.'), async (value) => {
+          if (value === '') return value; // an empty field carries no secret to decrypt
           try {
             const plain = await cipher.decrypt(value);
             if (typeof plain !== 'string') throw new TypeError('non-string result');
@@ -397,7 +413,8 @@ export class Transport {
     return { data: data as Data, envelope: envelope as Envelope<Data> | undefined, response, idempotencyKey };
   }
 
-  #logAttempt(method: string, path: string, status: number | string, attempt: number, idempotencyKey: string, started: number): void {
+  /** One debug line per attempt; headers and body redacted. */
+  #logAttempt(method: string, path: string, status: number | string, attempt: number, idempotencyKey: string, started: number, headers: Record<string, string>, payload: string | undefined): void {
     const log = this.options.logger;
     if (!log.enabled('debug')) return;
     log.debug(`openbanking-ng ${method} ${path} → ${status} (attempt ${attempt})`, {
@@ -407,7 +424,13 @@ export class Transport {
       attempt,
       idempotencyKey,
       elapsedMs: this.options.now() - started,
+      headers: redactHeaders(headers),
+      ...(payload === undefined ? {} : { body: redactText(payload) }),
     });
+  }
+
+  #logRetry(method: string, path: string, reason: number | string, delay: number, attempt: number, idempotencyKey: string): void {
+    this.options.logger.info(`openbanking-ng ${method} ${path} → ${reason}: retrying in ${delay} ms with the same idempotency key`, { attempt, idempotencyKey, delay });
   }
 }
 
