@@ -2,7 +2,7 @@ import { Auth } from './auth/auth.js';
 import { ClientCredentialsTokens } from './auth/client-credentials.js';
 import { CustomerSession, type CustomerSessionOptions } from './auth/customer-session.js';
 import type { GrantContext } from './auth/grant.js';
-import type { TokenSet } from './auth/token-store.js';
+import type { TokenSetInput } from './auth/token-store.js';
 import { clientOptionsFromRegistration, fetchRegistration, type FetchRegistrationParams, type RegisterParams, type Registration, register } from './auth/registration.js';
 import { type Scope, scopeList, SCOPES } from './auth/scopes.js';
 import type { APIPromise } from './core/api-promise.js';
@@ -214,12 +214,13 @@ export class OpenBanking {
    * const accounts = await customer.request({ method: 'GET', path: '/accounts' });
    * ```
    */
-  forCustomer(tokens: TokenSet, options?: CustomerSessionOptions): CustomerSession {
+  forCustomer(tokens: TokenSetInput, options?: CustomerSessionOptions): CustomerSession {
     return new CustomerSession(
       {
         send: (params, callOptions, bearer) => this.send(params, callOptions, bearer),
         clientBearer: (params) => this.requestBearer({ ...params, customer: false }),
         refresh: (refreshToken) => this.auth.refresh(refreshToken),
+        now: () => this.config.now(),
       },
       tokens,
       options,
@@ -253,7 +254,7 @@ export class OpenBanking {
   /** @internal */
   protected grantContext(): GrantContext {
     const c = this.config;
-    return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout };
+    return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, now: c.now };
   }
 
   /** A redacted view for `console.log` and `util.inspect`: never the secret. */

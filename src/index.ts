@@ -11,7 +11,7 @@ export type { Logger, LogLevel } from './core/logger.js';
 export type { SignatureEncoding } from './core/signature.js';
 export type { Sleep } from './core/retry.js';
 export { SCOPES, type Scope, type ScopeInput } from './auth/scopes.js';
-export { MemoryTokenStore, type TokenSet, type TokenStore } from './auth/token-store.js';
+export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/token-store.js';
 export {
   Auth,
   type AuthorizationUrlParams,

@@ -30,7 +30,7 @@ export async function requestCodeExchange(
         params.codeVerifier,
         requestOptions(ctx, url, signal),
       );
-      return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response));
+      return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), ctx.now());
     },
     signal,
   );
@@ -49,7 +49,7 @@ export async function requestRefresh(ctx: GrantContext, tokenPath: string, refre
     'refresh token grant',
     async () => {
       const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), refreshToken, requestOptions(ctx, url, signal));
-      const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response));
+      const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response), ctx.now());
       set.refresh_token ??= refreshToken;
       return set;
     },

@@ -2,7 +2,7 @@ import type { RequestParams } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
 import type { BearerSource, RequestOptions } from '../core/transport.js';
 import { OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
-import { isFresh, type TokenSet } from './token-store.js';
+import { isFresh, type TokenSet, type TokenSetInput } from './token-store.js';
 
 /**
  * Options of `ob.forCustomer`.
@@ -26,9 +26,11 @@ export interface CustomerSessionContext {
   clientBearer(params: RequestParams): BearerSource;
   /** The refresh grant (`ob.auth.refresh`). */
   refresh(refreshToken: string): Promise<TokenSet>;
+  /** The client's clock in milliseconds. */
+  now(): number;
 }
 
-function checkTokens(tokens: unknown, options: unknown): { tokens: TokenSet; issues: ValidationIssue[] } {
+function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const add = (path: string, message: string, code = 'invalid_type') => issues.push({ path, message, code });
   if (typeof tokens !== 'object' || tokens === null) {
@@ -40,7 +42,7 @@ function checkTokens(tokens: unknown, options: unknown): { tokens: TokenSet; iss
   if (t.refresh_token !== undefined && (typeof t.refresh_token !== 'string' || t.refresh_token === '')) add('tokens.refresh_token', 'must be a non-empty string');
   const expiresIn = typeof t.expires_in === 'number' && Number.isFinite(t.expires_in) ? t.expires_in : undefined;
   let expiresAt = t.expires_at;
-  if (expiresAt === undefined && expiresIn !== undefined) expiresAt = Math.floor(Date.now() / 1000) + expiresIn;
+  if (expiresAt === undefined && expiresIn !== undefined) expiresAt = Math.floor(nowMs / 1000) + expiresIn;
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) add('tokens.expires_at', 'is required (Unix seconds), or expires_in for a set received just now', 'missing');
   if (options !== undefined) {
     if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens }');
@@ -48,7 +50,7 @@ function checkTokens(tokens: unknown, options: unknown): { tokens: TokenSet; iss
       add('options.onTokens', 'must be a function');
     }
   }
-  const set = { ...(t as TokenSet), expires_at: expiresAt as number, expires_in: expiresIn ?? (expiresAt as number) - Math.floor(Date.now() / 1000) };
+  const set = { ...(t as TokenSet), expires_at: expiresAt as number, expires_in: expiresIn ?? (expiresAt as number) - Math.floor(nowMs / 1000) };
   return { tokens: set, issues };
 }
 
@@ -104,7 +106,7 @@ export class CustomerSession {
   };
 
   /** @internal Use `ob.forCustomer(tokens, options)`. */
-  constructor(ctx: CustomerSessionContext, tokens: TokenSet, options?: CustomerSessionOptions) {
+  constructor(ctx: CustomerSessionContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
     this.#ctx = ctx;
     this.#onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
     this.#replace(tokens, options);
@@ -120,7 +122,7 @@ export class CustomerSession {
    * failed state, and wins over a refresh still in flight (its late answer is dropped).
    * Bad tokens make every later call reject with `ValidationError`.
    */
-  setTokens(tokens: TokenSet): void {
+  setTokens(tokens: TokenSetInput): void {
     this.#replace(tokens, undefined);
   }
 
@@ -159,8 +161,8 @@ export class CustomerSession {
     return `CustomerSession ${JSON.stringify(this.toJSON())}`;
   }
 
-  #replace(tokens: TokenSet, options: CustomerSessionOptions | undefined): void {
-    const checked = checkTokens(tokens, options);
+  #replace(tokens: TokenSetInput, options: CustomerSessionOptions | undefined): void {
+    const checked = checkTokens(tokens, options, this.#ctx.now());
     this.#tokens = checked.tokens;
     this.#invalid = checked.issues.length > 0 ? new ValidationError('Invalid customer tokens', checked.issues) : undefined;
     this.#failure = undefined;
@@ -176,8 +178,9 @@ export class CustomerSession {
   async #accessToken(): Promise<string> {
     this.#assertUsable();
     const tokens = this.#tokens;
-    if (isFresh(tokens)) return tokens.access_token;
-    if (this.#flight === undefined && tokens.refresh_token === undefined && tokens.expires_at > Date.now() / 1000) {
+    const now = this.#ctx.now();
+    if (isFresh(tokens, now)) return tokens.access_token;
+    if (this.#flight === undefined && tokens.refresh_token === undefined && tokens.expires_at > now / 1000) {
       return tokens.access_token; // inside the margin but still valid, and nothing to refresh with
     }
     return (await this.#refresh()).access_token;

@@ -10,6 +10,8 @@ export interface GrantContext {
   authUrl: string;
   fetch: typeof fetch | undefined;
   timeout: number;
+  /** The client's clock in milliseconds (the `now` option): token expiry is judged by it. */
+  now: () => number;
 }
 
 export { isLoopbackHost };

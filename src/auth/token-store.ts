@@ -76,3 +76,11 @@ export function isFresh(token: TokenSet, nowMs: number = Date.now()): boolean {
   const lifetime = token.expires_in > 0 ? token.expires_in : token.expires_at - nowMs / 1000;
   return token.expires_at - nowMs / 1000 > refreshMargin(lifetime);
 }
+
+/**
+ * A token set as you hand it to the SDK: one you stored (with `expires_at`), or one just received
+ * from a token endpoint (with only `expires_in`, from which the SDK computes `expires_at`).
+ * @group OAuth
+ */
+export type TokenSetInput = Omit<TokenSet, 'expires_at' | 'expires_in'> &
+  ({ expires_at: number; expires_in?: number } | { expires_in: number; expires_at?: number });

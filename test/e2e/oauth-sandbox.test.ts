@@ -39,11 +39,6 @@ async function authorize(ob: ReturnType<typeof newClient>['ob'], scope: ScopeInp
   return { request, code };
 }
 
-/**
- * A set minted by `issueTokens`, as received from a token endpoint a moment ago: `forCustomer`
- * takes `expires_in` without `expires_at` for such a set, though the `TokenSet` type lists both.
- */
-const justReceived = (tokens: ReturnType<SandboxServer['issueTokens']>) => tokens as TokenSet;
 
 /** `GET /cards` as the customer. */
 const customerCards = (customer: { request: ReturnType<typeof newClient>['ob']['request'] }) =>
@@ -271,7 +266,7 @@ describe('one refresh for many calls', () => {
     await ob.cards.create(validCard());
     const expired = server.issueTokens({ clientId: app.clientId, scope: ['cards.list'], expiresIn: 0 });
     const persisted: TokenSet[] = [];
-    const customer = ob.forCustomer(justReceived(expired), { onTokens: (t) => void persisted.push(t) });
+    const customer = ob.forCustomer(expired, { onTokens: (t) => void persisted.push(t) });
 
     const results = await Promise.all(Array.from({ length: 100 }, () => customerCards(customer)));
     expect(results.every((r) => r.cards.length === 1)).toBe(true);
@@ -288,7 +283,7 @@ describe('one refresh for many calls', () => {
     const tokens = server.issueTokens({ clientId: app.clientId, scope: ['cards.list'] });
     clock.advance(3600_000); // expired at the bank; the session still thinks it has an hour
     const persisted: TokenSet[] = [];
-    const customer = ob.forCustomer(justReceived(tokens), { onTokens: (t) => void persisted.push(t) });
+    const customer = ob.forCustomer(tokens, { onTokens: (t) => void persisted.push(t) });
 
     const results = await Promise.all(Array.from({ length: 100 }, () => customerCards(customer)));
     expect(results.every((r) => r.cards.length === 1)).toBe(true);
@@ -303,7 +298,7 @@ describe('one refresh for many calls', () => {
     const { ob } = newClient();
     const expired = server.issueTokens({ clientId: app.clientId, scope: ['cards.list'], expiresIn: 0 });
     const persisted: TokenSet[] = [];
-    const customer = ob.forCustomer(justReceived(expired), { onTokens: (t) => void persisted.push(t) });
+    const customer = ob.forCustomer(expired, { onTokens: (t) => void persisted.push(t) });
     server.faults.inject({ path: '/oauth/token', method: 'POST', times: 1, fault: { type: 'drop' } });
 
     const failed = await Promise.allSettled(Array.from({ length: 10 }, () => customerCards(customer)));
