@@ -52,23 +52,26 @@ export class ClientCredentialsTokens {
     const cached = await this.store.get(key);
     if (cached && cached.access_token !== rejected && isFresh(cached, this.ctx.now())) return cached;
     if (cached) await this.store.delete(key);
-    return this.#fetchOnce(key, scopes);
+    return this.#fetchOnce(key, scopes, rejected);
   }
 
-  #fetchOnce(key: string, scopes: readonly string[]): Promise<TokenSet> {
+  #fetchOnce(key: string, scopes: readonly string[], rejected?: string): Promise<TokenSet> {
     let flights = inFlight.get(this.store);
     if (!flights) inFlight.set(this.store, (flights = new Map()));
     const existing = flights.get(key);
     if (existing) return existing;
     const map = flights;
-    const flight = requestClientCredentials(this.ctx, this.tokenPath, scopes)
-      .then(async (token) => {
-        await this.store.set(key, token, token.expires_in);
-        return token;
-      })
-      .finally(() => {
-        if (map.get(key) === flight) map.delete(key);
-      });
+    const flight = (async () => {
+      // Look once more before asking: with a store that answers slowly (Redis, another process), a
+      // token may have landed since this caller's first read missed, and a second grant is waste.
+      const stored = await this.store.get(key);
+      if (stored && stored.access_token !== rejected && isFresh(stored, this.ctx.now())) return stored;
+      const token = await requestClientCredentials(this.ctx, this.tokenPath, scopes);
+      await this.store.set(key, token, token.expires_in);
+      return token;
+    })().finally(() => {
+      if (map.get(key) === flight) map.delete(key);
+    });
     map.set(key, flight);
     return flight;
   }

@@ -47,3 +47,37 @@ describe('the now option drives token expiry, so a test can share one fake clock
     expect(sandbox.requests.list('/openapi/v1/cards').map((r) => r.status)).toEqual([200, 200]);
   });
 });
+
+describe('a shared token store that answers slowly', () => {
+  it('does not make a second client-credentials request when a stale miss arrives after another client stored a token', async () => {
+    const { MemoryTokenStore } = await import('../../src/index.js');
+    const inner = new MemoryTokenStore();
+    let held: (() => void) | undefined;
+    let holdNext = false;
+    const store = {
+      get: async (key: string) => {
+        const value = await inner.get(key); // read now, answer later: the answer is stale when released
+        if (holdNext) {
+          holdNext = false;
+          await new Promise<void>((resolve) => (held = resolve));
+        }
+        return value;
+      },
+      set: inner.set.bind(inner),
+      delete: inner.delete.bind(inner),
+    };
+    const sandbox = createSandbox();
+    const app = sandbox.registerClient();
+    const options = { clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, tokenStore: store, logLevel: 'off' as const };
+    const a = new OpenBanking(options);
+    const b = new OpenBanking(options);
+
+    holdNext = true;
+    const late = b.cards.create(body); // its first read misses and is held
+    await a.cards.create(body); // meanwhile a gets and stores a token
+    held!();
+    await late;
+    expect(sandbox.requests.count({ path: '/oauth2/token', method: 'POST' })).toBe(1);
+    expect(sandbox.cards()).toHaveLength(2);
+  });
+});
