@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 20_000,
     coverage: { include: ['src/**/*.ts'] },
   },
