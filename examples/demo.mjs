@@ -5,7 +5,9 @@ import { OpenBanking } from 'openbanking-ng';
 import { startSandboxServer } from 'openbanking-ng/testing';
 
 const started = performance.now();
+/** @param {string | null | undefined} value */
 const masked = (value) => (typeof value === 'string' ? `${'•'.repeat(Math.min(value.length, 8))} (${value.length} characters, hidden)` : '(none)');
+/** @param {string} [text] */
 const line = (text = '') => console.log(text);
 
 const sandbox = await startSandboxServer();

@@ -1,8 +1,14 @@
-// Type-checks every ```ts / ```typescript block of README.md and docs/**/*.md against the package's
-// source, so a copied example cannot drift from the API. Each block is compiled as its own module.
+// Checks the guides like code, so a copied example cannot drift from the API:
+//
+// - every ```ts / ```typescript block of README.md, docs/**/*.md and examples/README.md type-checks
+//   against the package's source, each block compiled as its own module;
+// - every ```js / ```javascript block type-checks too (as an ES module, with checkJs);
+// - a block preceded by `<!-- file: examples/… -->` is that file, character for character (the file is
+//   run by `npm run examples`);
+// - every relative link points to a file that exists, and every #anchor to a heading of its page.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, '.tmp', 'doc-blocks');
@@ -18,23 +24,78 @@ function markdownFiles(dir) {
   });
 }
 
-const sources = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs'))];
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+const slug = (heading) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+function anchorsOf(file) {
+  const seen = new Map();
+  const anchors = new Set();
+  let fenced = false;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (/^\s*```/.test(line)) fenced = !fenced;
+    const heading = !fenced && /^#{1,6}\s+(.*)$/.exec(line);
+    if (!heading) continue;
+    const base = slug(heading[1]);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    anchors.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return anchors;
+}
+
+const sources = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs')), join(root, 'examples', 'README.md')].filter((f) => existsSync(f));
 const blocks = [];
+const problems = [];
 for (const file of sources) {
+  const where = relative(root, file);
   const lines = readFileSync(file, 'utf8').split('\n');
   let start = -1;
+  let lang = '';
+  let mirror;
   let body = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    if (start < 0 && /^\s*```(ts|typescript)\s*$/.test(line)) {
+    const open = start < 0 && /^\s*```(\w*)\s*$/.exec(line);
+    if (open) {
       start = i + 1;
+      lang = open[1];
       body = [];
+      const marker = /^<!--\s*file:\s*(\S+)\s*-->$/.exec(lines[i - 1]?.trim() ?? '');
+      mirror = marker?.[1];
     } else if (start >= 0 && /^\s*```\s*$/.test(line)) {
-      const name = `${relative(root, file).replace(/[^a-zA-Z0-9]+/g, '_')}_L${start}.ts`;
-      writeFileSync(join(out, name), `${body.join('\n')}\nexport {};\n`);
-      blocks.push({ name, where: `${relative(root, file)}:${start}` });
+      const code = `${body.join('\n')}\n`;
+      if (mirror) {
+        const target = join(root, mirror);
+        if (!existsSync(target)) problems.push(`${where}:${start}: the block mirrors ${mirror}, which does not exist`);
+        else if (readFileSync(target, 'utf8') !== code) problems.push(`${where}:${start}: the block differs from ${mirror}; copy the file into the guide again`);
+      }
+      const ext = lang === 'ts' || lang === 'typescript' ? 'ts' : lang === 'js' || lang === 'javascript' ? 'mjs' : undefined;
+      if (ext) {
+        const name = `${where.replace(/[^a-zA-Z0-9]+/g, '_')}_L${start}.${ext}`;
+        writeFileSync(join(out, name), ext === 'ts' ? `${code}export {};\n` : code);
+        blocks.push({ name, where: `${where}:${start}` });
+      }
       start = -1;
     } else if (start >= 0) body.push(line);
+  }
+
+  // Relative links and anchors (outside code blocks and inline code).
+  const text = readFileSync(file, 'utf8').replace(/^\s*```[\s\S]*?^\s*```/gm, '').replace(/`[^`\n]*`/g, '');
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/i.test(target)) continue;
+    const [path, anchor] = target.split('#');
+    const resolved = path ? resolve(dirname(file), path) : file;
+    if (!existsSync(resolved)) {
+      problems.push(`${where}: link to ${target}: no such file`);
+      continue;
+    }
+    if (anchor && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) problems.push(`${where}: link to ${target}: no heading #${anchor} there`);
   }
 }
 
@@ -53,6 +114,8 @@ writeFileSync(
       noEmit: true,
       skipLibCheck: true,
       isolatedModules: true,
+      allowJs: true,
+      checkJs: true,
       ignoreDeprecations: '6.0',
       baseUrl: '.',
       paths: {
@@ -63,20 +126,23 @@ writeFileSync(
         '*': [rel('node_modules/*')],
       },
     },
-    include: ['*.ts'],
+    include: ['*.ts', '*.mjs'],
   }),
 );
 
-if (blocks.length === 0) {
-  console.log('no TypeScript blocks found');
-} else {
+if (blocks.length > 0) {
   try {
     execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', out], { encoding: 'utf8', stdio: 'pipe' });
-    console.log(`${blocks.length} TypeScript blocks type-check: ${[...new Set(blocks.map((b) => b.where.split(':')[0]))].join(', ')}`);
+    console.log(`${blocks.length} code blocks type-check: ${[...new Set(blocks.map((b) => b.where.split(':')[0]))].join(', ')}`);
   } catch (error) {
     let text = `${error.stdout ?? ''}${error.stderr ?? ''}`;
     for (const b of blocks) text = text.replaceAll(b.name, `${b.name} (${b.where})`);
-    console.error(text);
-    process.exitCode = 1;
+    problems.push(text.trim());
   }
+}
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
+  process.exitCode = 1;
+} else {
+  console.log(`Links and mirrored examples check out in ${sources.length} files.`);
 }

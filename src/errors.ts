@@ -3,7 +3,7 @@ import { parseRetryAfterMs } from './core/retry.js';
 
 const BRAND = Symbol.for('openbanking-ng.error');
 
-/** One problem found in a request body, an option or a response, with a dotted path. */
+/** One problem found in a request body, an option or a response, with a dotted path. @group Errors */
 export interface ValidationIssue {
   /** Dotted path of the offending field, e.g. `'card_expiry.month'`; `''` for the whole value. */
   path: string;
@@ -13,7 +13,7 @@ export interface ValidationIssue {
   code: string;
 }
 
-/** A field error as the service reports it, normalised from either of its error body shapes. */
+/** A field error as the service reports it, normalised from either of its error body shapes. @group Errors */
 export interface FieldError {
   /** The field the error is about, when the service names one. */
   field?: string;
@@ -68,7 +68,7 @@ export class ValidationError extends OpenBankingError {
   }
 }
 
-/** What the pipeline knows about a non-2xx answer. */
+/** What the pipeline knows about a non-2xx answer. @group Errors */
 export interface ApiErrorInit {
   /** HTTP status. */
   status: number;
@@ -205,7 +205,7 @@ export class ResponseValidationError extends OpenBankingError {
   }
 }
 
-/** OAuth error codes of the spec, plus `state_mismatch` for a callback whose state differs. */
+/** OAuth error codes of the spec, plus `state_mismatch` for a callback whose state differs. @group Errors */
 export type OAuthErrorCode =
   | 'invalid_client'
   | 'invalid_grant'

@@ -1,4 +1,4 @@
-/** Waits `ms` milliseconds; rejects with the signal's reason if it fires first. */
+/** Waits `ms` milliseconds; rejects with the signal's reason if it fires first. @group Client */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /** The real timer-based sleep. Tests pass their own through the client's `sleep` option. */

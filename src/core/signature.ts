@@ -1,4 +1,4 @@
-/** How the `signature` header's SHA-256 digest is written: lowercase hex (default) or base64. */
+/** How the `signature` header's SHA-256 digest is written: lowercase hex (default) or base64. @group Client */
 export type SignatureEncoding = 'hex' | 'base64';
 
 type NodeCrypto = {

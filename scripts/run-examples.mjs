@@ -1,0 +1,174 @@
+// `npm run examples`: runs every program in examples/ against the local sandbox, the way a user
+// runs it (`node examples/<name>.mjs`, the package resolved by name to its build), and fails if
+// any fails. Each example starts its own sandbox on a free port, unless OB_SANDBOX_URL is set.
+//
+// The authorization-code backend is a server: it is started on a free port and driven through
+// the whole consent over HTTP, as its single-page app would (the browser test drives the same
+// flow in Chromium: npm run test:browser).
+//
+//   node scripts/run-examples.mjs [name…]     # only the examples whose file name contains a name
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { createAuthorizationRequest, isOAuthError, parseAuthorizationCallback } from 'openbanking-ng/pkce';
+
+const root = resolve(import.meta.dirname, '..');
+const TIMEOUT_MS = 60_000;
+
+/**
+ * Every runnable example. A file under examples/ that is neither listed here nor a helper fails
+ * the run, so a new example cannot be forgotten.
+ * @type {{ file: string; args?: string[]; server?: (origin: string) => Promise<string> }[]}
+ */
+const EXAMPLES = [
+  { file: 'examples/create-card.mjs' },
+  { file: 'examples/custom-cipher.mjs' },
+  { file: 'examples/shared-token-store.mjs' },
+  { file: 'examples/errors-and-retries.mjs' },
+  { file: 'examples/testing-your-app.test.mjs', args: ['--test', '--test-reporter=spec'] },
+  { file: 'examples/demo.mjs' },
+  { file: 'examples/auth-code-backend/server.mjs', server: driveConsent },
+];
+/** Modules that examples import, not programs of their own. */
+const HELPERS = new Set(['examples/spa-pkce/build.mjs']);
+
+function exampleFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === 'dist' || name === 'node_modules') return [];
+    if (statSync(path).isDirectory()) return exampleFiles(path);
+    return /\.(mjs|js|cjs)$/.test(name) ? [relative(root, path)] : [];
+  });
+}
+
+const unlisted = exampleFiles(join(root, 'examples')).filter((f) => !HELPERS.has(f) && !EXAMPLES.some((e) => e.file === f));
+if (unlisted.length > 0) {
+  console.error(`Examples not run by scripts/run-examples.mjs (add them to EXAMPLES): ${unlisted.join(', ')}`);
+  process.exit(1);
+}
+
+/** Runs one example; resolves to { ok, output, ms }. */
+function run(example) {
+  const started = performance.now();
+  return new Promise((resolveRun) => {
+    const env = { ...process.env, PORT: '0', NO_COLOR: '1' };
+    const child = spawn(process.execPath, [...(example.args ?? []), example.file], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let settled = false;
+    const finish = (ok, note = '') => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolveRun({ ok, output: output + note, ms: performance.now() - started });
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(false, `\n(timed out after ${TIMEOUT_MS / 1000} s)`);
+    }, TIMEOUT_MS);
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const listening = example.server && /listening on (http:\/\/\S+)/.exec(output);
+      if (listening && !child.driven) {
+        child.driven = true;
+        example
+          .server(listening[1])
+          .then((summary) => {
+            output += `\n[runner] ${summary}\n`;
+            child.once('exit', (code, signal) => finish(signal === 'SIGTERM' || code === 0, code && code !== 0 ? `\n(exit code ${code} after SIGTERM)` : ''));
+            child.kill('SIGTERM');
+          })
+          .catch((error) => {
+            child.kill('SIGKILL');
+            finish(false, `\n[runner] the flow failed: ${error instanceof Error ? error.stack : error}`);
+          });
+      }
+    });
+    child.on('exit', (code, signal) => {
+      if (example.server && child.driven) return; // the driver decides
+      finish(code === 0, code === 0 ? '' : `\n(exit code ${code ?? signal})`);
+    });
+  });
+}
+
+/** Asserts, with a message that says what the example got wrong. */
+function expect(condition, what) {
+  if (!condition) throw new Error(what);
+}
+
+/**
+ * The consent as the single-page app and the customer's browser go through it, over plain HTTP:
+ * load the app, build the authorize URL with openbanking-ng/pkce, approve on the sandbox's
+ * consent page, hand the code and the verifier to the backend. Then the same with Deny, and a
+ * replayed code.
+ */
+async function driveConsent(origin) {
+  const page = await fetch(`${origin}/`);
+  expect(page.ok && (await page.text()).includes('Connect bank'), 'GET / does not serve the app with its "Connect bank" button');
+  const bundle = await fetch(`${origin}/app.js`);
+  expect(bundle.ok && /javascript/.test(bundle.headers.get('content-type') ?? ''), 'GET /app.js does not serve the bundle');
+  await bundle.arrayBuffer();
+  const config = await (await fetch(`${origin}/config.json`)).json();
+  expect(typeof config.authUrl === 'string' && typeof config.clientId === 'string' && !('clientSecret' in config), 'GET /config.json is not the public settings');
+
+  const consent = async (decision) => {
+    const request = await createAuthorizationRequest(config);
+    const html = await (await fetch(request.url)).text();
+    const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+    const consentId = /name="consent_id" value="([^"]+)"/.exec(html)?.[1];
+    expect(action && consentId, 'the sandbox did not show a consent page');
+    const answer = await fetch(new URL(action, config.authUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ consent_id: consentId, decision }),
+      redirect: 'manual',
+    });
+    const location = answer.headers.get('location') ?? '';
+    expect(location.startsWith(config.redirectUri), `the consent did not redirect to ${config.redirectUri}`);
+    return { request, location };
+  };
+  const exchange = (code, codeVerifier) =>
+    fetch(`${origin}/api/exchange`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, codeVerifier }) });
+
+  const approved = await consent('approve');
+  const { code } = parseAuthorizationCallback(approved.location, { expectedState: approved.request.state });
+  const answer = await exchange(code, approved.request.codeVerifier);
+  const result = await answer.json();
+  expect(answer.ok && Array.isArray(result.cards) && result.cards.length > 0, `POST /api/exchange answered ${answer.status} ${JSON.stringify(result)}`);
+  expect(!JSON.stringify(result).includes('access_token'), 'the backend handed the tokens to the page');
+
+  const replay = await exchange(code, approved.request.codeVerifier);
+  expect(replay.status === 400 && (await replay.json()).error === 'invalid_grant', 'a replayed code was not refused with invalid_grant');
+
+  const denied = await consent('deny');
+  let deniedError;
+  try {
+    parseAuthorizationCallback(denied.location, { expectedState: denied.request.state });
+  } catch (error) {
+    deniedError = error;
+  }
+  expect(isOAuthError(deniedError) && deniedError.error === 'access_denied', 'Deny did not come back as access_denied');
+
+  return `consent approved: ${result.cards.length} card(s) for scope ${result.scope}; a replayed code refused; Deny came back as access_denied`;
+}
+
+const filters = process.argv.slice(2);
+const selected = EXAMPLES.filter((e) => filters.length === 0 || filters.some((f) => e.file.includes(f)));
+if (selected.length === 0) {
+  console.error(`No example matches ${filters.join(', ')}`);
+  process.exit(1);
+}
+console.log(`Running ${selected.length} example(s)${process.env.OB_SANDBOX_URL ? ` (sandbox ${process.env.OB_SANDBOX_URL} where an example takes one)` : ''}`);
+const results = await Promise.all(selected.map(async (example) => ({ example, ...(await run(example)) })));
+let failed = 0;
+for (const { example, ok, output, ms } of results) {
+  console.log(`${ok ? '✓' : '✗'} ${example.file} (${(ms / 1000).toFixed(1)} s)`);
+  if (!ok || process.env.EXAMPLES_VERBOSE) console.log(output.replace(/^/gm, '    '));
+  if (!ok) failed++;
+}
+if (failed > 0) {
+  console.error(`${failed} example(s) failed`);
+  process.exitCode = 1;
+} else {
+  console.log('Every example ran.');
+}
