@@ -83,4 +83,17 @@ export function isFresh(token: TokenSet, nowMs: number = Date.now()): boolean {
  * @group OAuth
  */
 export type TokenSetInput = Omit<TokenSet, 'expires_at' | 'expires_in'> &
-  ({ expires_at: number; expires_in?: number } | { expires_in: number; expires_at?: number });
+  (
+    | {
+        /** Expiry as Unix seconds, as the SDK stored it. */
+        expires_at: number;
+        /** Lifetime in seconds as the server gave it. */
+        expires_in?: number;
+      }
+    | {
+        /** Lifetime in seconds, counted from now. */
+        expires_in: number;
+        /** Expiry as Unix seconds, when known. */
+        expires_at?: number;
+      }
+  );
