@@ -220,6 +220,7 @@ export class OpenBanking {
         send: (params, callOptions, bearer) => this.send(params, callOptions, bearer),
         clientBearer: (params) => this.requestBearer({ ...params, customer: false }),
         refresh: (refreshToken) => this.auth.refresh(refreshToken),
+        now: this.config.now,
       },
       tokens,
       options,
@@ -253,7 +254,7 @@ export class OpenBanking {
   /** @internal */
   protected grantContext(): GrantContext {
     const c = this.config;
-    return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout };
+    return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, now: c.now };
   }
 
   /** A redacted view for `console.log` and `util.inspect`: never the secret. */

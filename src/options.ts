@@ -111,7 +111,7 @@ export interface ClientOptions {
   dangerouslyAllowBrowser?: boolean;
   /** Waits between attempts; replace it in tests so they never wait. Default: a timer. */
   sleep?: Sleep;
-  /** Clock in milliseconds for the rate limiter; replace it in tests. Default `Date.now`. */
+  /** Clock in milliseconds for the rate limiter and for token expiry; replace it in tests. Default `Date.now`. */
   now?: () => number;
 }
 
@@ -362,7 +362,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     maxRetryDelay,
     timeout,
     fetch: input.fetch,
-    tokenStore: input.tokenStore ?? new MemoryTokenStore(),
+    tokenStore: input.tokenStore ?? new MemoryTokenStore(input.now ?? Date.now),
     logger: leveledLogger(logger, logLevel),
     rateLimit,
     decryptResponses: input.decryptResponses ?? true,

@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import { authorizationServer, type GrantContext, requestOptions, runGrant, toTokenSet } from './grant.js';
+import { authorizationServer, type GrantContext, nowMs, requestOptions, runGrant, toTokenSet } from './grant.js';
 import type { TokenSet } from './token-store.js';
 
 /**
@@ -30,7 +30,7 @@ export async function requestCodeExchange(
         params.codeVerifier,
         requestOptions(ctx, url, signal),
       );
-      return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response));
+      return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), nowMs(ctx));
     },
     signal,
   );
@@ -49,7 +49,7 @@ export async function requestRefresh(ctx: GrantContext, tokenPath: string, refre
     'refresh token grant',
     async () => {
       const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), refreshToken, requestOptions(ctx, url, signal));
-      const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response));
+      const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response), nowMs(ctx));
       set.refresh_token ??= refreshToken;
       return set;
     },

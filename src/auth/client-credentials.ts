@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import { authorizationServer, type GrantContext, requestOptions, runGrant, toTokenSet } from './grant.js';
+import { authorizationServer, type GrantContext, nowMs, requestOptions, runGrant, toTokenSet } from './grant.js';
 import { scopeList } from './scopes.js';
 import { isFresh, type TokenSet, type TokenStore } from './token-store.js';
 
@@ -21,7 +21,7 @@ export async function requestClientCredentials(ctx: GrantContext, tokenPath: str
     const scope = scopeList(scopes).join(' ');
     if (scope) params.set('scope', scope);
     const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, requestOptions(ctx, url, signal));
-    return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response));
+    return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), nowMs(ctx));
   }, signal);
 }
 
@@ -40,7 +40,7 @@ export class ClientCredentialsTokens {
   async get(scopes: readonly string[]): Promise<TokenSet> {
     const key = tokenKey(this.ctx.clientId, scopes);
     const cached = await this.store.get(key);
-    if (cached && isFresh(cached)) return cached;
+    if (cached && isFresh(cached, nowMs(this.ctx))) return cached;
     return this.#fetchOnce(key, scopes);
   }
 
@@ -50,7 +50,7 @@ export class ClientCredentialsTokens {
     const flight = inFlight.get(this.store)?.get(key);
     if (flight) return flight;
     const cached = await this.store.get(key);
-    if (cached && cached.access_token !== rejected && isFresh(cached)) return cached;
+    if (cached && cached.access_token !== rejected && isFresh(cached, nowMs(this.ctx))) return cached;
     if (cached) await this.store.delete(key);
     return this.#fetchOnce(key, scopes);
   }

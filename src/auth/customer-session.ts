@@ -26,9 +26,11 @@ export interface CustomerSessionContext {
   clientBearer(params: RequestParams): BearerSource;
   /** The refresh grant (`ob.auth.refresh`). */
   refresh(refreshToken: string): Promise<TokenSet>;
+  /** The client's clock in milliseconds (its `now` option). */
+  now?: () => number;
 }
 
-function checkTokens(tokens: unknown, options: unknown): { tokens: TokenSet; issues: ValidationIssue[] } {
+function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const add = (path: string, message: string, code = 'invalid_type') => issues.push({ path, message, code });
   if (typeof tokens !== 'object' || tokens === null) {
@@ -40,7 +42,7 @@ function checkTokens(tokens: unknown, options: unknown): { tokens: TokenSet; iss
   if (t.refresh_token !== undefined && (typeof t.refresh_token !== 'string' || t.refresh_token === '')) add('tokens.refresh_token', 'must be a non-empty string');
   const expiresIn = typeof t.expires_in === 'number' && Number.isFinite(t.expires_in) ? t.expires_in : undefined;
   let expiresAt = t.expires_at;
-  if (expiresAt === undefined && expiresIn !== undefined) expiresAt = Math.floor(Date.now() / 1000) + expiresIn;
+  if (expiresAt === undefined && expiresIn !== undefined) expiresAt = Math.floor(nowMs / 1000) + expiresIn;
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) add('tokens.expires_at', 'is required (Unix seconds), or expires_in for a set received just now', 'missing');
   if (options !== undefined) {
     if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens }');
@@ -48,7 +50,7 @@ function checkTokens(tokens: unknown, options: unknown): { tokens: TokenSet; iss
       add('options.onTokens', 'must be a function');
     }
   }
-  const set = { ...(t as TokenSet), expires_at: expiresAt as number, expires_in: expiresIn ?? (expiresAt as number) - Math.floor(Date.now() / 1000) };
+  const set = { ...(t as TokenSet), expires_at: expiresAt as number, expires_in: expiresIn ?? (expiresAt as number) - Math.floor(nowMs / 1000) };
   return { tokens: set, issues };
 }
 
@@ -160,12 +162,16 @@ export class CustomerSession {
   }
 
   #replace(tokens: TokenSet, options: CustomerSessionOptions | undefined): void {
-    const checked = checkTokens(tokens, options);
+    const checked = checkTokens(tokens, options, this.#now());
     this.#tokens = checked.tokens;
     this.#invalid = checked.issues.length > 0 ? new ValidationError('Invalid customer tokens', checked.issues) : undefined;
     this.#failure = undefined;
     this.#flight = undefined;
     this.#generation++;
+  }
+
+  #now(): number {
+    return (this.#ctx.now ?? Date.now)();
   }
 
   #assertUsable(): void {
@@ -176,8 +182,9 @@ export class CustomerSession {
   async #accessToken(): Promise<string> {
     this.#assertUsable();
     const tokens = this.#tokens;
-    if (isFresh(tokens)) return tokens.access_token;
-    if (this.#flight === undefined && tokens.refresh_token === undefined && tokens.expires_at > Date.now() / 1000) {
+    const now = this.#now();
+    if (isFresh(tokens, now)) return tokens.access_token;
+    if (this.#flight === undefined && tokens.refresh_token === undefined && tokens.expires_at > now / 1000) {
       return tokens.access_token; // inside the margin but still valid, and nothing to refresh with
     }
     return (await this.#refresh()).access_token;

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { Sleep } from '../core/retry.js';
 import { AbortError, OAuthError } from '../errors.js';
-import { authorizationServer, type GrantContext, requestOptions, runGrant, toTokenSet } from './grant.js';
+import { authorizationServer, type GrantContext, nowMs, requestOptions, runGrant, toTokenSet } from './grant.js';
 import type { TokenSet } from './token-store.js';
 
 /**
@@ -67,7 +67,7 @@ export async function requestDeviceAuthorization(
       // The spec's form has `client_id` and no secret: client authentication "none".
       const response = await oauth.deviceAuthorizationRequest(as, client, oauth.None(), params, requestOptions(ctx, url, signal));
       const result = { ...(await oauth.processDeviceAuthorizationResponse(as, client, response)) } as DeviceAuthorization;
-      receivedAt.set(result, Date.now());
+      receivedAt.set(result, nowMs(ctx));
       return result;
     },
     signal,
@@ -99,7 +99,7 @@ export async function pollDeviceAuthorization(ctx: GrantContext, poll: DevicePol
   const { signal } = poll;
   const expiresIn = poll.authorization?.expires_in;
   const deadline =
-    typeof expiresIn === 'number' && poll.authorization ? (receivedAt.get(poll.authorization) ?? Date.now()) + expiresIn * 1000 : undefined;
+    typeof expiresIn === 'number' && poll.authorization ? (receivedAt.get(poll.authorization) ?? nowMs(ctx)) + expiresIn * 1000 : undefined;
   let interval = poll.interval;
   for (;;) {
     try {
@@ -108,7 +108,7 @@ export async function pollDeviceAuthorization(ctx: GrantContext, poll: DevicePol
       throw new AbortError('device code polling: aborted');
     }
     if (signal?.aborted) throw new AbortError('device code polling: aborted');
-    if (deadline !== undefined && Date.now() >= deadline) {
+    if (deadline !== undefined && nowMs(ctx) >= deadline) {
       throw new OAuthError('expired_token', 'the device code expired before the customer answered; request a new one');
     }
     try {
@@ -116,7 +116,7 @@ export async function pollDeviceAuthorization(ctx: GrantContext, poll: DevicePol
         'device code grant',
         async () => {
           const response = await oauth.deviceCodeGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), poll.deviceCode, requestOptions(ctx, url, signal));
-          return toTokenSet(await oauth.processDeviceCodeResponse(as, client, response));
+          return toTokenSet(await oauth.processDeviceCodeResponse(as, client, response), nowMs(ctx));
         },
         signal,
       );

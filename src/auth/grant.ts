@@ -10,6 +10,13 @@ export interface GrantContext {
   authUrl: string;
   fetch: typeof fetch | undefined;
   timeout: number;
+  /** The client's clock (ms) for token expiry; `Date.now` unless the client was given `now`. */
+  now?: () => number;
+}
+
+/** The grant context's clock in milliseconds. */
+export function nowMs(ctx: Pick<GrantContext, 'now'>): number {
+  return (ctx.now ?? Date.now)();
 }
 
 export { isLoopbackHost };

@@ -15,6 +15,7 @@ import {
   TimeoutError,
   ValidationError,
   type ValidationIssue,
+  withIdempotencyKey,
 } from '../errors.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -354,9 +355,9 @@ export class Transport {
 
   /** Waits for a shared promise; the caller's signal ends only this caller's wait. */
   #withSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined, idempotencyKey: string): Promise<T> {
+    // The promise may be shared (one token request for many calls): stamp a copy, never the original.
     const attach = (error: unknown) => {
-      if (error instanceof OpenBankingError && error.idempotencyKey === undefined) error.idempotencyKey = idempotencyKey;
-      throw error;
+      throw error instanceof OpenBankingError && error.idempotencyKey === undefined ? withIdempotencyKey(error, idempotencyKey) : error;
     };
     if (!signal) return promise.catch(attach);
     return new Promise<T>((resolve, reject) => {
