@@ -18,6 +18,7 @@ import {
   withIdempotencyKey,
 } from '../errors.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
+import { CiphertextMemo } from './ciphertext-memo.js';
 import { RateLimiter } from './rate-limiter.js';
 import { redactHeaders, redactText } from './redact.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
@@ -166,6 +167,7 @@ async function mapStrings(target: unknown, path: string[], visit: (value: string
  */
 export class Transport {
   readonly #limiter: RateLimiter | undefined;
+  readonly #ciphertexts = new CiphertextMemo();
 
   constructor(readonly options: ResolvedOptions) {
     const limit = options.rateLimit;
@@ -197,6 +199,7 @@ export class Transport {
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
     const query = this.#query(op.query);
+    const idempotencyKey = call.idempotencyKey ?? uuidv4();
 
     // 2. Secret fields encrypted once, so every attempt carries the same bytes.
     if (op.secretRequestFields?.length && body && typeof body === 'object') {
@@ -210,7 +213,7 @@ export class Transport {
         const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
         for (const field of carried) {
           try {
-            copy[field] = await o.cipher.encrypt(copy[field] as string);
+            copy[field] = await this.#ciphertexts.encrypt(o.cipher, idempotencyKey, field, copy[field] as string);
           } catch (cause) {
             throw new CipherError(`Could not encrypt ${field}`, { field, cause: cipherCause(cause) });
           }
@@ -221,8 +224,7 @@ export class Transport {
     }
     const payload = body === undefined ? undefined : JSON.stringify(body);
 
-    // 3. Idempotency key and signature: once per logical call.
-    const idempotencyKey = call.idempotencyKey ?? uuidv4();
+    // 3. Idempotency key (minted above, so a retry under the caller's key re-sends its ciphertext) and signature: once per logical call.
     const signature = await computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
     const headers: Record<string, string> = {};
     if (call.headers) {
