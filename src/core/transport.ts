@@ -195,7 +195,7 @@ export class Transport {
     }
     const payload = body === undefined ? undefined : JSON.stringify(body);
 
-    // 3. Idempotency key (minted above, so a retry under the caller's key re-sends its ciphertext) and signature: once per logical call.
+    // 3. Idempotency key (minted above: the encryption remembers its ciphertext under it) and signature: once per logical call.
     const signature = await computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
     const headers: Record<string, string> = {};
     if (call.headers) {

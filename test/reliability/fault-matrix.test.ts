@@ -56,8 +56,8 @@ const ROWS: Row[] = [
   { name: 'drop before store ×1', faults: [{ fault: { type: 'drop' } }], expect: 'resolved', attempts: 2, cards: 1 },
   { name: 'drop after store, storm', faults: [{ ...storm, fault: { type: 'drop', when: 'after' } }], expect: ConnectionError, attempts: 3, cards: 1, retrySameKey: 1 },
   { name: 'drop after store ×1', faults: [{ fault: { type: 'drop', when: 'after' } }], expect: 'resolved', attempts: 2, cards: 1 },
-  { name: 'slow (after store), storm', faults: [{ ...storm, fault: { type: 'delay', ms: 250, when: 'after' } }], options: { timeout: 100 }, expect: TimeoutError, attempts: 3, cards: 1, retrySameKey: 1 },
-  { name: 'slow (after store) ×1', faults: [{ fault: { type: 'delay', ms: 250, when: 'after' } }], options: { timeout: 100 }, expect: 'resolved', attempts: 2, cards: 1 },
+  { name: 'slow (after store), storm', faults: [{ ...storm, fault: { type: 'delay', ms: 900, when: 'after' } }], options: { timeout: 400 }, expect: TimeoutError, attempts: 3, cards: 1, retrySameKey: 1 },
+  { name: 'slow (after store) ×1', faults: [{ fault: { type: 'delay', ms: 900, when: 'after' } }], options: { timeout: 400 }, expect: 'resolved', attempts: 2, cards: 1 },
   { name: 'truncated body, storm', faults: [{ ...storm, fault: { type: 'truncate' } }], expect: ConnectionError, attempts: 3, cards: 1, retrySameKey: 1 },
   { name: 'truncated body ×1', faults: [{ fault: { type: 'truncate' } }], expect: 'resolved', attempts: 2, cards: 1 },
   { name: 'malformed JSON on the 201', faults: [{ fault: { type: 'malformed-json' } }], expect: ResponseValidationError, attempts: 1, cards: 1, retrySameKey: 1, check: (e) => expect((e as ResponseValidationError).issues[0]!.code).toBe('invalid_json') },
@@ -120,7 +120,7 @@ describe('fault matrix: every injected fault over real HTTP, as the user sees it
       );
       // A held answer is logged when the sandbox finishes it, after the client gave up on it.
       const count = () => server.requests.count({ path: CARDS, method: 'POST' });
-      await vi.waitFor(() => expect(count()).toBeGreaterThanOrEqual(row.attempts), { timeout: 2_000, interval: 10 });
+      await vi.waitFor(() => expect(count()).toBeGreaterThanOrEqual(row.attempts), { timeout: 5_000, interval: 10 });
       const attempts = count();
       const cards = server.cards().length;
       let after: number | string = '';

@@ -164,13 +164,15 @@ describe('lifetime', () => {
     const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: server.baseUrl, authUrl: server.authUrl, logLevel: 'off', sleep: async () => undefined });
     server.faults.inject({ path: CARDS, times: 20, probability: 0.5, fault: [{ type: 'status', status: 503 }, { type: 'drop' }, { type: 'truncate' }] });
     const controller = new AbortController();
-    const results = await Promise.all([
+    const pending = [
       ...Array.from({ length: 40 }, () => settle(ob.cards.create(validCard()))),
       settle(ob.cards.create(validCard(), { signal: controller.signal, timeout: 5_000 })),
       settle(ob.cards.create({ ...validCard(), card_status: 'NOPE' } as never)),
-    ]);
+    ];
     controller.abort();
+    const results = await Promise.all(pending);
     expect(results.filter((r) => 'error' in r && !(r.error instanceof OpenBankingError))).toEqual([]);
+    expect((results[40] as { error: unknown }).error).toBeInstanceOf(AbortError);
     await server.close();
     // Sockets close on the next turns of the event loop; bounded wait, no timers of our own.
     let after = count();
