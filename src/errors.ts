@@ -269,6 +269,17 @@ export class CipherError extends OpenBankingError {
   }
 }
 
+/**
+ * A copy of `error` (same class, message, stack, cause and fields) carrying `idempotencyKey`.
+ * A failure many calls share, such as one token request they all waited on, reaches each of them
+ * as its own object, so each carries its own call's key.
+ */
+export function withIdempotencyKey<E extends OpenBankingError>(error: E, idempotencyKey: string): E {
+  const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as E;
+  copy.idempotencyKey = idempotencyKey;
+  return copy;
+}
+
 function isBranded(value: unknown): value is OpenBankingError {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
 }

@@ -193,6 +193,9 @@ export function checkString(issues: IssueList, path: string, value: unknown, req
   return value;
 }
 
+/** The longest delay a JavaScript timer can hold (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Checks a number option: finite, at least `min`, optionally an integer. */
 export function checkNumber(issues: IssueList, path: string, value: unknown, fallback: number, opts: { min: number; integer?: boolean; allowInfinity?: boolean }): number {
   if (value === undefined) return fallback;
@@ -209,6 +212,22 @@ export function checkNumber(issues: IssueList, path: string, value: unknown, fal
   }
   return value as number;
 }
+
+/**
+ * Checks a timeout in milliseconds: at least 1 and at most {@link MAX_TIMER_MS}, since a timer
+ * asked to wait longer fires after 1 ms and every attempt would time out at once.
+ */
+export function checkTimeout(issues: IssueList, path: string, value: unknown, fallback: number): number {
+  const timeout = checkNumber(issues, path, value, fallback, { min: 1 });
+  if (timeout > MAX_TIMER_MS) {
+    issues.add(path, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days; a timer cannot wait longer), got ${timeout}`, 'invalid_value');
+    return fallback;
+  }
+  return timeout;
+}
+
+/** Characters a header value may carry (Latin-1 without control characters other than tab). */
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** Checks a base or identity URL: absolute, http(s), https unless the host is loopback; no trailing slash. */
 export function checkUrl(issues: IssueList, path: string, value: unknown): string | undefined {
@@ -293,6 +312,9 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
 
   const connectionId = checkString(issues, 'connectionId', input.connectionId, false);
   const participantId = checkString(issues, 'participantId', input.participantId, false);
+  // Both travel as headers: a character a header cannot carry would fail every call at send time.
+  if (connectionId !== undefined && !HEADER_VALUE.test(connectionId)) issues.add('connectionId', 'must contain only characters a header can carry (Latin-1, no control characters)', 'invalid_format');
+  if (participantId !== undefined && !HEADER_VALUE.test(participantId)) issues.add('participantId', 'must contain only characters a header can carry (Latin-1, no control characters)', 'invalid_format');
   const redirectUri = checkString(issues, 'redirectUri', input.redirectUri, false);
   if (redirectUri !== undefined && !URL.canParse(redirectUri)) issues.add('redirectUri', 'must be an absolute URL', 'invalid_url');
 
@@ -305,7 +327,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
 
   const maxRetries = checkNumber(issues, 'maxRetries', input.maxRetries, 2, { min: 0, integer: true });
   const maxRetryDelay = checkNumber(issues, 'maxRetryDelay', input.maxRetryDelay, 60_000, { min: 0 });
-  const timeout = checkNumber(issues, 'timeout', input.timeout, 30_000, { min: 1 });
+  const timeout = checkTimeout(issues, 'timeout', input.timeout, 30_000);
   for (const name of ['fetch', 'sleep', 'now'] as const) {
     if (input[name] !== undefined && typeof input[name] !== 'function') issues.add(name, `must be a function, got ${describeType(input[name])}`, 'invalid_type');
   }

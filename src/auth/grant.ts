@@ -69,6 +69,11 @@ function toGrantError(what: string, error: unknown, signal: AbortSignal | undefi
     const code = challenge?.parameters.error ?? 'invalid_client';
     return new OAuthError(code, challenge?.parameters.error_description, { status: error.status });
   }
+  // The body stopped half-way (the connection closed after the status line): a network failure
+  // like any other, not an answer from the identity host.
+  if (error instanceof oauth.OperationProcessingError && error.cause instanceof TypeError) {
+    return new ConnectionError(`${what}: the connection closed before the whole answer arrived`, { cause: error.cause });
+  }
   if (error instanceof oauth.OperationProcessingError) {
     const status = error.cause instanceof Response ? error.cause.status : undefined;
     const detail = status !== undefined ? `HTTP ${status}` : error.message;

@@ -11,7 +11,7 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '../errors.js';
-import { type ClientOptions, checkNumber, checkUrl, DEFAULT_ENDPOINTS, type Endpoints, type Environment, IssueList, SANDBOX_HOSTS } from '../options.js';
+import { type ClientOptions, checkTimeout, checkUrl, DEFAULT_ENDPOINTS, type Endpoints, type Environment, IssueList, SANDBOX_HOSTS } from '../options.js';
 import { toIssues } from '../schemas/issues.js';
 
 const text = z.string().check(z.minLength(1), z.maxLength(255));
@@ -129,7 +129,7 @@ function resolveConnection(params: RegistrationConnection, issues: IssueList): {
   if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//')) issues.add('endpoints.registration', 'must be a path starting with /', 'invalid_format');
   if (params.fetch !== undefined && typeof params.fetch !== 'function') issues.add('fetch', 'must be a function', 'invalid_type');
   if (params.signal !== undefined && !(params.signal instanceof AbortSignal)) issues.add('signal', 'must be an AbortSignal', 'invalid_type');
-  const timeout = checkNumber(issues, 'timeout', params.timeout, 30_000, { min: 1 });
+  const timeout = checkTimeout(issues, 'timeout', params.timeout, 30_000);
   return { url: `${authUrl ?? ''}${path}`, fetch: params.fetch, timeout, signal: params.signal };
 }
 

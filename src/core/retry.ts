@@ -1,18 +1,34 @@
 /** Waits `ms` milliseconds; rejects with the signal's reason if it fires first. @group Client */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-/** The real timer-based sleep. Tests pass their own through the client's `sleep` option. */
+/** The longest delay one timer holds; a longer one would fire after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The real timer-based sleep. Tests pass their own through the client's `sleep` option. Waits
+ * longer than a timer can hold (a rate limiter with `maxWait: Infinity` and a tiny rate) are
+ * waited in steps instead of firing at once.
+ */
 export const defaultSleep: Sleep = (ms, signal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
+    const forever = ms === Infinity;
+    let left = forever ? 0 : Math.max(0, ms || 0);
+    let timer: ReturnType<typeof setTimeout>;
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal!.reason);
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const step = () => {
+      const chunk = forever ? MAX_TIMER_MS : Math.min(left, MAX_TIMER_MS);
+      left -= forever ? 0 : chunk;
+      timer = setTimeout(() => {
+        if (forever || left > 0) return step();
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, chunk);
+    };
+    step();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 

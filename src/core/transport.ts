@@ -3,7 +3,7 @@ import { v4 as uuidv4 } from 'uuid';
 import type * as z from 'zod/mini';
 import { toIssues } from '../schemas/issues.js';
 import type { ResolvedOptions } from '../options.js';
-import { checkNumber, describeType, IssueList } from '../options.js';
+import { checkNumber, checkTimeout, describeType, HEADER_VALUE, IssueList } from '../options.js';
 import {
   AbortError,
   ApiError,
@@ -15,8 +15,11 @@ import {
   TimeoutError,
   ValidationError,
   type ValidationIssue,
+  withIdempotencyKey,
 } from '../errors.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
+import { CiphertextMemo } from './ciphertext-memo.js';
+import { jsonIssues } from './json-body.js';
 import { RateLimiter } from './rate-limiter.js';
 import { redactHeaders, redactText } from './redact.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
@@ -75,7 +78,6 @@ export interface Operation<Body, Data> {
 
 const PROTECTED_HEADERS = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
 const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers']);
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Checks per-call options; returns the problems. */
@@ -98,7 +100,7 @@ function checkCallOptions(options: RequestOptions | undefined): ValidationIssue[
     issues.add('connectionId', 'must be a non-empty string without line breaks', 'invalid_format');
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) issues.add('signal', 'must be an AbortSignal', 'invalid_type');
-  checkNumber(issues, 'timeout', options.timeout, 0, { min: 1 });
+  checkTimeout(issues, 'timeout', options.timeout, 0);
   checkNumber(issues, 'maxRetries', options.maxRetries, 0, { min: 0, integer: true });
   if (options.headers !== undefined) {
     if (typeof options.headers !== 'object' || options.headers === null) issues.add('headers', 'must be an object or Headers', 'invalid_type');
@@ -112,34 +114,6 @@ function checkCallOptions(options: RequestOptions | undefined): ValidationIssue[
     }
   }
   return issues.issues;
-}
-
-/** Finds values JSON cannot carry faithfully (BigInt, functions, symbols, cycles, non-finite numbers). */
-function unserialisable(value: unknown, path: string[], seen: Set<object>, out: ValidationIssue[]): void {
-  const at = path.join('.');
-  switch (typeof value) {
-    case 'bigint':
-    case 'function':
-    case 'symbol':
-      out.push({ path: at, message: `cannot be sent as JSON (${typeof value})`, code: 'not_serialisable' });
-      return;
-    case 'number':
-      if (!Number.isFinite(value)) out.push({ path: at, message: 'must be a finite number', code: 'not_serialisable' });
-      return;
-    case 'object': {
-      if (value === null) return;
-      if (seen.has(value)) {
-        out.push({ path: at, message: 'is a circular reference', code: 'not_serialisable' });
-        return;
-      }
-      seen.add(value);
-      if (Array.isArray(value)) value.forEach((item, i) => unserialisable(item, [...path, String(i)], seen, out));
-      else if (value instanceof Date) {
-        /* serialised as an ISO string */
-      } else for (const [k, v] of Object.entries(value)) if (v !== undefined) unserialisable(v, [...path, k], seen, out);
-      seen.delete(value);
-    }
-  }
 }
 
 /** Reads a value at a dotted path with `*` for array items, calling `visit` on each string leaf. */
@@ -165,6 +139,7 @@ async function mapStrings(target: unknown, path: string[], visit: (value: string
  */
 export class Transport {
   readonly #limiter: RateLimiter | undefined;
+  readonly #ciphertexts = new CiphertextMemo();
 
   constructor(readonly options: ResolvedOptions) {
     const limit = options.rateLimit;
@@ -191,11 +166,11 @@ export class Transport {
       body = parsed.data;
     }
     if (body !== undefined) {
-      const problems: ValidationIssue[] = [];
-      unserialisable(body, [], new Set(), problems);
+      const problems = jsonIssues(body);
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
     const query = this.#query(op.query);
+    const idempotencyKey = call.idempotencyKey ?? uuidv4();
 
     // 2. Secret fields encrypted once, so every attempt carries the same bytes.
     if (op.secretRequestFields?.length && body && typeof body === 'object') {
@@ -209,7 +184,7 @@ export class Transport {
         const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
         for (const field of carried) {
           try {
-            copy[field] = await o.cipher.encrypt(copy[field] as string);
+            copy[field] = await this.#ciphertexts.encrypt(o.cipher, idempotencyKey, field, copy[field] as string);
           } catch (cause) {
             throw new CipherError(`Could not encrypt ${field}`, { field, cause: cipherCause(cause) });
           }
@@ -220,8 +195,7 @@ export class Transport {
     }
     const payload = body === undefined ? undefined : JSON.stringify(body);
 
-    // 3. Idempotency key and signature: once per logical call.
-    const idempotencyKey = call.idempotencyKey ?? uuidv4();
+    // 3. Idempotency key (minted above: the encryption remembers its ciphertext under it) and signature: once per logical call.
     const signature = await computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
     const headers: Record<string, string> = {};
     if (call.headers) {
@@ -354,9 +328,9 @@ export class Transport {
 
   /** Waits for a shared promise; the caller's signal ends only this caller's wait. */
   #withSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined, idempotencyKey: string): Promise<T> {
+    // The promise may be shared (one token request for many calls): stamp a copy, never the original.
     const attach = (error: unknown) => {
-      if (error instanceof OpenBankingError && error.idempotencyKey === undefined) error.idempotencyKey = idempotencyKey;
-      throw error;
+      throw error instanceof OpenBankingError && error.idempotencyKey === undefined ? withIdempotencyKey(error, idempotencyKey) : error;
     };
     if (!signal) return promise.catch(attach);
     return new Promise<T>((resolve, reject) => {

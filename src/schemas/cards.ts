@@ -2,6 +2,21 @@ import * as z from 'zod/mini';
 
 const text = (max = 255) => z.string().check(z.minLength(1), z.maxLength(max));
 
+/**
+ * zod takes any object where an object schema stands: a Date, a Map or a RegExp passes as `{}`
+ * (it has no own keys), so an all-optional object such as `card_address` would be sent empty.
+ * This lets only plain objects through to `schema`; anything else that is not an object is left
+ * to `schema`, which reports it as missing or of the wrong type as before.
+ */
+function plainObject<T extends z.ZodMiniType>(schema: T): z.ZodMiniPipe<z.ZodMiniCustom<z.input<T>, z.input<T>>, T> {
+  const plain = (value: unknown) => {
+    if (typeof value !== 'object' || value === null) return true;
+    const proto = Object.getPrototypeOf(value) as unknown;
+    return Array.isArray(value) || proto === Object.prototype || proto === null;
+  };
+  return z.pipe(z.custom<z.input<T>>(plain, { error: 'must be a plain object' }), schema as never) as never;
+}
+
 /** Card types of the spec. @group Cards */
 export const CARD_TYPES = ['VIRTUAL', 'PHYSICAL', 'OTHER'] as const;
 /** Card modes of the spec. @group Cards */
@@ -17,33 +32,37 @@ export type CardMode = (typeof CARD_MODES)[number];
 export type CardStatus = (typeof CARD_STATUSES)[number];
 
 /** Expiry month (`'01'`–`'12'`) and four-digit year, as strings. @group Cards */
-export const cardExpirySchema = z.strictObject({
+export const cardExpirySchema = plainObject(z.strictObject({
   month: z.string().check(z.regex(/^(0[1-9]|1[0-2])$/, 'must be two digits from 01 to 12')),
   year: z.string().check(z.regex(/^\d{4}$/, 'must be four digits, e.g. 2029')),
-});
+}));
 
 /** Delivery address of a card (needed for physical cards). @group Cards */
-export const cardAddressSchema = z.strictObject({
-  street: z.optional(text()),
-  city: z.optional(text()),
-  state: z.optional(text()),
-  country: z.optional(text()),
-});
+export const cardAddressSchema = plainObject(
+  z.strictObject({
+    street: z.optional(text()),
+    city: z.optional(text()),
+    state: z.optional(text()),
+    country: z.optional(text()),
+  }),
+);
 
 /** One item of `custom_properties`: `id`, `description`, `type` and `value`, all strings. @group Cards */
-export const customPropertySchema = z.strictObject({
-  id: text(),
-  description: z.string().check(z.maxLength(255)),
-  type: text(),
-  value: z.string().check(z.maxLength(255)),
-});
+export const customPropertySchema = plainObject(
+  z.strictObject({
+    id: text(),
+    description: z.string().check(z.maxLength(255)),
+    type: text(),
+    value: z.string().check(z.maxLength(255)),
+  }),
+);
 
 /**
  * Body of `POST /cards`, from the spec's table. Unknown fields are refused (a typo would
  * otherwise be dropped silently by the service).
  * @group Cards
  */
-export const createCardSchema = z.strictObject({
+export const createCardSchema = plainObject(z.strictObject({
   product_id: z.optional(text()),
   card_type: z.optional(z.enum(CARD_TYPES)),
   card_mode: z.optional(z.enum(CARD_MODES)),
@@ -57,7 +76,7 @@ export const createCardSchema = z.strictObject({
   card_expiry: cardExpirySchema,
   card_address: z.optional(cardAddressSchema),
   custom_properties: z.optional(z.array(customPropertySchema)),
-});
+}));
 
 /** `data` of a created card. `card_id` and `card_status` are required; unknown fields are kept. @group Cards */
 export const cardSchema = z.looseObject({

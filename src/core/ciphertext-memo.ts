@@ -1,0 +1,52 @@
+import { type FieldCipher, plaintextCipher } from '../crypto/cipher.js';
+
+/** How many recent (idempotency key, field) ciphertexts a client remembers. */
+export const CIPHERTEXT_MEMO_SIZE = 1_000;
+
+/**
+ * The ciphertexts a client sent for the secret fields of its recent calls, by idempotency key.
+ *
+ * A cipher with a random IV (AES-GCM, AES-CBC) encrypts the same PIN to different bytes every
+ * time. Within one call that is handled by encrypting once; but a caller who retries a failed
+ * call with its idempotency key, as the errors advise, makes a new call, and a server comparing
+ * the requests made under a key would see another body and refuse it as a reused key. So the
+ * client reuses the ciphertext it sent under that key, provided it still decrypts to the value
+ * being sent now (a changed PIN gets a fresh encryption, and the server's refusal). Nothing
+ * derived from the plaintext is kept; only ciphertexts that already went over the wire. Bounded
+ * to the most recent {@link CIPHERTEXT_MEMO_SIZE} entries, in this process.
+ */
+export class CiphertextMemo {
+  readonly #entries = new Map<string, Promise<string>>();
+
+  constructor(private readonly limit: number = CIPHERTEXT_MEMO_SIZE) {}
+
+  /** `plaintext` encrypted with `cipher`: the ciphertext already sent under this key and field when it still fits. */
+  async encrypt(cipher: FieldCipher, idempotencyKey: string, field: string, plaintext: string): Promise<string> {
+    // The identity cipher is deterministic: nothing to remember.
+    if (cipher === plaintextCipher) return cipher.encrypt(plaintext);
+    const id = `${idempotencyKey}\u0000${field}`;
+    const remembered = this.#entries.get(id);
+    if (remembered !== undefined && (await decryptsTo(cipher, remembered, plaintext))) {
+      this.#entries.delete(id);
+      this.#entries.set(id, remembered);
+      return remembered;
+    }
+    const ciphertext = cipher.encrypt(plaintext);
+    this.#entries.delete(id);
+    this.#entries.set(id, ciphertext);
+    // A failed encryption is the caller's error to see, not a value to replay.
+    ciphertext.catch(() => {
+      if (this.#entries.get(id) === ciphertext) this.#entries.delete(id);
+    });
+    if (this.#entries.size > this.limit) this.#entries.delete(this.#entries.keys().next().value!);
+    return ciphertext;
+  }
+}
+
+async function decryptsTo(cipher: FieldCipher, ciphertext: Promise<string>, plaintext: string): Promise<boolean> {
+  try {
+    return (await cipher.decrypt(await ciphertext)) === plaintext;
+  } catch {
+    return false;
+  }
+}
