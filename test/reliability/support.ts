@@ -1,15 +1,7 @@
 import { inspect } from 'node:util';
 import type { Logger } from '../../src/index.js';
 
-/** A card body the spec accepts. */
-export const validCard = (overrides: Record<string, unknown> = {}) => ({
-  account_number: '0123456789',
-  card_holder_name: 'Ada Obi',
-  card_status: 'ACTIVE' as const,
-  card_default_pin: '1234',
-  card_expiry: { month: '09', year: '2029' },
-  ...overrides,
-});
+export { validCard } from '../sandbox/support.js';
 
 export const CARDS = '/openapi/v1/cards';
 
