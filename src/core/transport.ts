@@ -293,22 +293,31 @@ export class Transport {
     return text ? `?${text}` : '';
   }
 
+  /**
+   * One attempt through ky. ky builds the request (URL, method, headers) and hands it to fetch; the
+   * body and the attempt's signal join it there. Handing ky the body instead costs, on every
+   * attempt, a body stream for ky's Request, a tee() of it for the clone ky keeps for retries of
+   * its own (unused: the SDK retries) and an identity TransformStream when fetch re-wraps that
+   * Request; handing ky the signal adds an `AbortSignal.any`. Together that was about a third of
+   * a call's CPU on Node (docs/performance.md). The attempt's timer also covers reading the body.
+   */
   async #send(method: HttpMethod, url: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined, timeout: number): Promise<{ response: Response; text: string }> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new TimeoutMarker()), timeout);
-    const onAbort = () => controller.abort(signal!.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = timeout <= MAX_TIMER_MS ? setTimeout(abortAttempt, timeout, controller) : undefined;
+    const onAbort = signal ? () => controller.abort(signal.reason) : undefined;
+    if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
     try {
-      const customFetch = this.options.fetch;
+      const init: RequestInit = { body, signal: controller.signal };
+      const custom = this.options.fetch;
       const response = await ky(url, {
         method,
         headers,
-        body,
         retry: 0,
         timeout: false,
         throwHttpErrors: false,
-        signal: controller.signal,
-        fetch: customFetch ?? ((input, init) => globalThis.fetch(input, init)),
+        // A custom fetch (e.g. a sandbox handler that takes one Request) gets the complete Request;
+        // the global fetch, read per attempt so that interceptors such as msw apply, takes it as init.
+        fetch: custom ? (request) => custom(new Request(request, init)) : (request) => globalThis.fetch(request, init),
       });
       const text = await response.text();
       return { response, text };
@@ -317,7 +326,7 @@ export class Transport {
       throw error;
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      if (onAbort) signal!.removeEventListener('abort', onAbort);
     }
   }
 
@@ -424,6 +433,14 @@ class TimeoutMarker extends Error {
   constructor() {
     super('attempt timeout');
   }
+}
+
+/** The longest delay `setTimeout` takes; a longer attempt timeout sets no timer at all. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The attempt timer's callback: one function for every attempt, the controller passed as argument. */
+function abortAttempt(controller: AbortController): void {
+  controller.abort(new TimeoutMarker());
 }
 
 function parseJson(text: string): unknown {
