@@ -17,6 +17,7 @@ import {
   type ValidationIssue,
 } from '../errors.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
+import { plaintextCipher } from '../crypto/cipher.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
 import { computeSignature } from './signature.js';
 
@@ -78,8 +79,8 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Checks per-call options; returns the problems. */
 function checkCallOptions(options: RequestOptions | undefined): ValidationIssue[] {
+  if (options === undefined) return [];
   const issues = new IssueList();
-  if (options === undefined) return issues.issues;
   if (typeof options !== 'object' || options === null) {
     issues.add('', `request options must be an object, got ${describeType(options)}`, 'invalid_type');
     return issues.issues;
@@ -110,6 +111,36 @@ function checkCallOptions(options: RequestOptions | undefined): ValidationIssue[
     }
   }
   return issues.issues;
+}
+
+/**
+ * True when JSON carries `value` faithfully, found by a walk that allocates nothing (the precise
+ * check below builds a path array per node). Nesting deeper than 64 levels, or a cycle, answers
+ * false and leaves the verdict to the precise check.
+ */
+function jsonSafe(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object': {
+      if (value === null) return true;
+      if (depth > 64) return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!jsonSafe(value[i], depth + 1)) return false;
+        return true;
+      }
+      if (value instanceof Date) return true;
+      const record = value as Record<string, unknown>;
+      for (const key in record) if (Object.hasOwn(record, key) && !jsonSafe(record[key], depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 /** Finds values JSON cannot carry faithfully (BigInt, functions, symbols, cycles, non-finite numbers). */
@@ -183,7 +214,7 @@ export class Transport {
       if (!parsed.success) throw new ValidationError('Invalid request body', toIssues(parsed.error, op.body));
       body = parsed.data;
     }
-    if (body !== undefined) {
+    if (body !== undefined && !jsonSafe(body, 0)) {
       const problems: ValidationIssue[] = [];
       unserialisable(body, [], new Set(), problems);
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
@@ -215,7 +246,8 @@ export class Transport {
 
     // 3. Idempotency key and signature: once per logical call.
     const idempotencyKey = call.idempotencyKey ?? uuidv4();
-    const signature = await computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
+    const signed = computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
+    const signature = typeof signed === 'string' ? signed : await signed; // Node hashes synchronously: no microtask hop
     const headers: Record<string, string> = {};
     if (call.headers) {
       const entries = call.headers instanceof Headers ? call.headers.entries() : Object.entries(call.headers);
@@ -384,7 +416,8 @@ export class Transport {
       }
       data = result.data;
     }
-    if (this.options.decryptResponses && op.secretResponseFields?.length && data && typeof data === 'object') {
+    // The identity cipher hands every value back unchanged: nothing to visit.
+    if (this.options.decryptResponses && this.options.cipher !== plaintextCipher && op.secretResponseFields?.length && data && typeof data === 'object') {
       const cipher = this.options.cipher;
       for (const field of op.secretResponseFields) {
         const name = field.slice(field.lastIndexOf('.') + 1);
