@@ -1,5 +1,4 @@
-import ky from 'ky';
-import { v4 as uuidv4 } from 'uuid';
+import type { KyInstance } from 'ky';
 import type * as z from 'zod/mini';
 import { toIssues } from '../schemas/issues.js';
 import type { ResolvedOptions } from '../options.js';
@@ -70,6 +69,33 @@ export interface Operation<Body, Data> {
   secretResponseFields?: readonly string[];
   /** Where the bearer token comes from. */
   bearer: BearerSource;
+}
+
+/** What the pipeline needs from ky and uuid, once loaded. */
+interface HttpLayer {
+  ky: KyInstance;
+  uuid: () => string;
+}
+
+let httpLayer: HttpLayer | undefined;
+let loadingHttpLayer: Promise<HttpLayer> | undefined;
+
+/**
+ * ky and uuid load with the first request, not with the package: importing ky runs its feature
+ * detection, which builds a `Request` and so loads Node's whole fetch implementation (undici),
+ * and uuid's entry loads every UUID version. Deferred, they leave the import of the package to
+ * what it needs (docs/performance.md); the first call pays what hand-written fetch code pays on
+ * its first request anyway.
+ */
+function loadHttpLayer(): Promise<HttpLayer> {
+  loadingHttpLayer ??= import('./http-layer.js').then(
+    (layer) => (httpLayer = { ky: layer.ky, uuid: layer.uuid }),
+    (error: unknown) => {
+      loadingHttpLayer = undefined; // let a later call try again
+      throw error;
+    },
+  );
+  return loadingHttpLayer;
 }
 
 const PROTECTED_HEADERS = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
@@ -245,7 +271,8 @@ export class Transport {
     const payload = body === undefined ? undefined : JSON.stringify(body);
 
     // 3. Idempotency key and signature: once per logical call.
-    const idempotencyKey = call.idempotencyKey ?? uuidv4();
+    const http = httpLayer ?? (await loadHttpLayer());
+    const idempotencyKey = call.idempotencyKey ?? http.uuid();
     const signed = computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
     const signature = typeof signed === 'string' ? signed : await signed; // Node hashes synchronously: no microtask hop
     const headers: Record<string, string> = {};
@@ -341,7 +368,7 @@ export class Transport {
     try {
       const init: RequestInit = { body, signal: controller.signal };
       const custom = this.options.fetch;
-      const response = await ky(url, {
+      const response = await httpLayer!.ky(url, {
         method,
         headers,
         retry: 0,
