@@ -32,6 +32,7 @@ export interface RequestParams {
 }
 
 const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const accessToken = (token: { access_token: string }): string => token.access_token;
 const REQUEST_KEYS = new Set(['method', 'path', 'body', 'query', 'scope', 'customer']);
 
 /** Checks `ob.request` parameters; returns the problems. */
@@ -241,8 +242,8 @@ export class OpenBanking {
   /** @internal A bearer source backed by cached client-credentials tokens for `scopes`. */
   protected clientBearer(scopes: readonly Scope[]): BearerSource {
     return {
-      token: async () => (await this.clientTokens.get(scopes)).access_token,
-      renew: async (rejected) => (await this.clientTokens.renew(scopes, rejected)).access_token,
+      token: () => this.clientTokens.get(scopes).then(accessToken),
+      renew: (rejected) => this.clientTokens.renew(scopes, rejected).then(accessToken),
     };
   }
 

@@ -1,5 +1,4 @@
-import ky from 'ky';
-import { v4 as uuidv4 } from 'uuid';
+import type { KyInstance } from 'ky';
 import type * as z from 'zod/mini';
 import { toIssues } from '../schemas/issues.js';
 import type { ResolvedOptions } from '../options.js';
@@ -18,6 +17,7 @@ import {
   withIdempotencyKey,
 } from '../errors.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
+import { plaintextCipher } from '../crypto/cipher.js';
 import { CiphertextMemo } from './ciphertext-memo.js';
 import { jsonIssues } from './json-body.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -76,14 +76,41 @@ export interface Operation<Body, Data> {
   bearer: BearerSource;
 }
 
+/** What the pipeline needs from ky and uuid, once loaded. */
+interface HttpLayer {
+  ky: KyInstance;
+  uuid: () => string;
+}
+
+let httpLayer: HttpLayer | undefined;
+let loadingHttpLayer: Promise<HttpLayer> | undefined;
+
+/**
+ * ky and uuid load with the first request, not with the package: importing ky runs its feature
+ * detection, which builds a `Request` and so loads Node's whole fetch implementation (undici),
+ * and uuid's entry loads every UUID version. Deferred, they leave the import of the package to
+ * what it needs (docs/performance.md); the first call pays what hand-written fetch code pays on
+ * its first request anyway.
+ */
+function loadHttpLayer(): Promise<HttpLayer> {
+  loadingHttpLayer ??= import('./http-layer.js').then(
+    (layer) => (httpLayer = { ky: layer.ky, uuid: layer.uuid }),
+    (error: unknown) => {
+      loadingHttpLayer = undefined; // let a later call try again
+      throw error;
+    },
+  );
+  return loadingHttpLayer;
+}
+
 const PROTECTED_HEADERS = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
 const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers']);
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Checks per-call options; returns the problems. */
 function checkCallOptions(options: RequestOptions | undefined): ValidationIssue[] {
+  if (options === undefined) return [];
   const issues = new IssueList();
-  if (options === undefined) return issues.issues;
   if (typeof options !== 'object' || options === null) {
     issues.add('', `request options must be an object, got ${describeType(options)}`, 'invalid_type');
     return issues.issues;
@@ -170,7 +197,8 @@ export class Transport {
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
     const query = this.#query(op.query);
-    const idempotencyKey = call.idempotencyKey ?? uuidv4();
+    const http = httpLayer ?? (await loadHttpLayer());
+    const idempotencyKey = call.idempotencyKey ?? http.uuid();
 
     // 2. Secret fields encrypted once, so every attempt carries the same bytes.
     if (op.secretRequestFields?.length && body && typeof body === 'object') {
@@ -196,7 +224,8 @@ export class Transport {
     const payload = body === undefined ? undefined : JSON.stringify(body);
 
     // 3. Idempotency key (minted above: the encryption remembers its ciphertext under it) and signature: once per logical call.
-    const signature = await computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
+    const signed = computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
+    const signature = typeof signed === 'string' ? signed : await signed; // Node hashes synchronously: no microtask hop
     const headers: Record<string, string> = {};
     if (call.headers) {
       const entries = call.headers instanceof Headers ? call.headers.entries() : Object.entries(call.headers);
@@ -282,22 +311,31 @@ export class Transport {
     return text ? `?${text}` : '';
   }
 
+  /**
+   * One attempt through ky. ky builds the request (URL, method, headers) and hands it to fetch; the
+   * body and the attempt's signal join it there. Handing ky the body instead costs, on every
+   * attempt, a body stream for ky's Request, a tee() of it for the clone ky keeps for retries of
+   * its own (unused: the SDK retries) and an identity TransformStream when fetch re-wraps that
+   * Request; handing ky the signal adds an `AbortSignal.any`. Together that was about a third of
+   * a call's CPU on Node (docs/performance.md). The attempt's timer also covers reading the body.
+   */
   async #send(method: HttpMethod, url: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined, timeout: number): Promise<{ response: Response; text: string }> {
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new TimeoutMarker()), timeout);
-    const onAbort = () => controller.abort(signal!.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = timeout <= MAX_TIMER_MS ? setTimeout(abortAttempt, timeout, controller) : undefined;
+    const onAbort = signal ? () => controller.abort(signal.reason) : undefined;
+    if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
     try {
-      const customFetch = this.options.fetch;
-      const response = await ky(url, {
+      const init: RequestInit = { body, signal: controller.signal };
+      const custom = this.options.fetch;
+      const response = await httpLayer!.ky(url, {
         method,
         headers,
-        body,
         retry: 0,
         timeout: false,
         throwHttpErrors: false,
-        signal: controller.signal,
-        fetch: customFetch ?? ((input, init) => globalThis.fetch(input, init)),
+        // A custom fetch (e.g. a sandbox handler that takes one Request) gets the complete Request;
+        // the global fetch, read per attempt so that interceptors such as msw apply, takes it as init.
+        fetch: custom ? (request) => custom(new Request(request, init)) : (request) => globalThis.fetch(request, init),
       });
       const text = await response.text();
       return { response, text };
@@ -306,7 +344,7 @@ export class Transport {
       throw error;
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      if (onAbort) signal!.removeEventListener('abort', onAbort);
     }
   }
 
@@ -364,7 +402,8 @@ export class Transport {
       }
       data = result.data;
     }
-    if (this.options.decryptResponses && op.secretResponseFields?.length && data && typeof data === 'object') {
+    // The identity cipher hands every value back unchanged: nothing to visit.
+    if (this.options.decryptResponses && this.options.cipher !== plaintextCipher && op.secretResponseFields?.length && data && typeof data === 'object') {
       const cipher = this.options.cipher;
       for (const field of op.secretResponseFields) {
         const name = field.slice(field.lastIndexOf('.') + 1);
@@ -424,6 +463,14 @@ class TimeoutMarker extends Error {
   constructor() {
     super('attempt timeout');
   }
+}
+
+/** The longest delay `setTimeout` takes; a longer attempt timeout sets no timer at all. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The attempt timer's callback: one function for every attempt, the controller passed as argument. */
+function abortAttempt(controller: AbortController): void {
+  controller.abort(new TimeoutMarker());
 }
 
 function parseJson(text: string): unknown {

@@ -1,5 +1,5 @@
 import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/transport.js';
+import type { BearerSource, RequestOptions } from '../core/transport.js';
 import type { ResourceContext } from './resource.js';
 import {
   CARD_SECRET_REQUEST_FIELDS,
@@ -12,13 +12,22 @@ import {
   createCardSchema,
 } from '../schemas/cards.js';
 
+const LIST_SECRET_RESPONSE_FIELDS: readonly string[] = CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`);
+
 /**
  * Customer cards: `ob.cards`.
  * @group Cards
  */
 export class Cards {
+  // Token sources are built once, not on every call.
+  readonly #createBearer: BearerSource;
+  readonly #listBearer: BearerSource;
+
   /** @internal */
-  constructor(private readonly ctx: ResourceContext) {}
+  constructor(private readonly ctx: ResourceContext) {
+    this.#createBearer = ctx.bearer(['cards.create']);
+    this.#listBearer = ctx.bearer(['cards.list']);
+  }
 
   /**
    * Creates a card (`POST {base_url}/cards`, scope `cards.create`). The PIN is encrypted by the
@@ -46,7 +55,7 @@ export class Cards {
         envelope: true,
         secretRequestFields: CARD_SECRET_REQUEST_FIELDS,
         secretResponseFields: CARD_SECRET_RESPONSE_FIELDS,
-        bearer: this.ctx.bearer(['cards.create']),
+        bearer: this.#createBearer,
       },
       options,
     );
@@ -62,8 +71,8 @@ export class Cards {
         path: '/cards',
         responseSchema: cardListSchema,
         envelope: true,
-        secretResponseFields: CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`),
-        bearer: this.ctx.bearer(['cards.list']),
+        secretResponseFields: LIST_SECRET_RESPONSE_FIELDS,
+        bearer: this.#listBearer,
       },
       options,
     );

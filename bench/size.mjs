@@ -1,0 +1,88 @@
+// `npm run size`: what the SDK costs in a browser bundle and at a cold start.
+//
+//   node bench/size.mjs [--runs 41]
+//
+// 1. gzip (level 9) of esbuild browser bundles (minified, ESM, platform browser) of the
+//    `openbanking-ng/pkce` entry and of the full client making one call (bench/size/*.js), with
+//    the share of each package in the minified output. size-limit checks the same two entries
+//    in CI (.size-limit.json).
+// 2. Cold import: the median of many `node --input-type=module -e "await import('openbanking-ng')"`
+//    runs against bare `node -e ""`, interleaved, reported as a ratio.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { ensureBuild, root } from './build.mjs';
+
+const BUDGETS = { pkce: 3_000, 'full-client': 20_480 };
+const args = process.argv.slice(2);
+const runs = Number(args[args.indexOf('--runs') + 1] || 41);
+
+async function bundle(name) {
+  const result = await build({
+    entryPoints: [join(import.meta.dirname, 'size', `${name}.js`)],
+    absWorkingDir: root,
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    logLevel: 'error',
+  });
+  const code = result.outputFiles[0].contents;
+  const shares = {};
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? (input.includes('bench/size/') ? 'entry' : 'openbanking-ng');
+      shares[pkg] = (shares[pkg] ?? 0) + bytesInOutput;
+    }
+  }
+  return { minified: code.length, gzip: gzipSync(code, { level: 9 }).length, shares };
+}
+
+function time(args) {
+  const started = process.hrtime.bigint();
+  const { status, stderr } = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+  if (status !== 0) throw new Error(`node ${args.join(' ')} failed: ${stderr}`);
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+const fmt = (n, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+
+ensureBuild();
+
+console.log('Browser bundles (esbuild: minified, ESM, platform browser; gzip level 9):');
+const sizes = {};
+for (const name of Object.keys(BUDGETS)) {
+  const size = (sizes[name] = await bundle(name));
+  const parts = Object.entries(size.shares)
+    .sort((a, b) => b[1] - a[1])
+    .map(([pkg, bytes]) => `${pkg} ${fmt(bytes)}`)
+    .join(' · ');
+  console.log(`  ${name.padEnd(12)} ${fmt(size.gzip).padStart(6)} B gzip (budget ${fmt(BUDGETS[name])} B) · ${fmt(size.minified)} B minified: ${parts}`);
+}
+
+const cold = {
+  bare: ['-e', ''],
+  'openbanking-ng': ['--input-type=module', '-e', "await import('openbanking-ng')"],
+  'openbanking-ng/pkce': ['--input-type=module', '-e', "await import('openbanking-ng/pkce')"],
+  'require(openbanking-ng)': ['-e', "require('openbanking-ng')"],
+};
+const times = Object.fromEntries(Object.keys(cold).map((k) => [k, []]));
+for (const args of Object.values(cold)) time(args); // warm the file system cache
+for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(cold)) times[name].push(time(args));
+const bare = median(times.bare);
+console.log(`\nCold start (median of ${runs} runs each, interleaved; Node ${process.version}):`);
+for (const [name, list] of Object.entries(times)) {
+  const m = median(list);
+  console.log(`  ${name.padEnd(24)} ${fmt(m, 1).padStart(6)} ms${name === 'bare' ? ' (node -e "")' : `  ${fmt(m / bare, 2)}× bare node, +${fmt(m - bare, 1)} ms`}`);
+}
+
+const ratio = median(times['openbanking-ng']) / bare;
+console.log(
+  `\nsize: pkce ${fmt(sizes.pkce.gzip)} B gzip (≤ 3,000) · full client ${fmt(sizes['full-client'].gzip)} B gzip (≤ 20,480, goal ≤ 15,000) · cold import ${fmt(ratio, 2)}× bare node (≤ 1.6, goal ≤ 1.5)`,
+);
+if (sizes.pkce.gzip > BUDGETS.pkce || sizes['full-client'].gzip > BUDGETS['full-client']) process.exitCode = 1;

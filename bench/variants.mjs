@@ -1,0 +1,200 @@
+// The clients the benchmark compares. Each `setup(origin)` returns `call(seq)`, which creates one
+// card (retrying 429s with the same idempotency key, signature and body) and resolves to `data`.
+// Every variant sends the same headers, the same signature and the same JSON body.
+import { createHash, randomUUID } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { basename, dirname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CARDS_PATH, cardBody, CLIENT_ID, CLIENT_SECRET, TOKEN_PATH } from './fixtures.mjs';
+
+const MAX_RETRIES = 2;
+const ATTEMPT_TIMEOUT_MS = 30_000;
+const abortAttempt = (controller) => controller.abort(new Error('attempt timeout'));
+const sign = (key) => createHash('sha256').update(`${CLIENT_SECRET};${key}`, 'utf8').digest('hex');
+const tokenForm = () => new URLSearchParams({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scope: 'cards.create' });
+
+function headersFor(token) {
+  const key = randomUUID();
+  return { accept: 'application/json', 'content-type': 'application/json', 'idempotency-key': key, signature: sign(key), authorization: `Bearer ${token}` };
+}
+
+function fail(status, text) {
+  return new Error(`HTTP ${status}: ${text.slice(0, 200)}`);
+}
+
+/** The baseline: the fetch code a developer would write by hand. */
+async function fetchVariant(origin) {
+  const response = await fetch(origin + TOKEN_PATH, { method: 'POST', body: tokenForm() });
+  const { access_token: token } = await response.json();
+  const url = origin + CARDS_PATH;
+  return async (seq) => {
+    const headers = headersFor(token);
+    const body = JSON.stringify(cardBody(seq));
+    for (let attempt = 0; ; attempt++) {
+      const res = await fetch(url, { method: 'POST', headers, body });
+      const text = await res.text();
+      if (res.status === 429 && attempt < MAX_RETRIES) continue;
+      if (!res.ok) throw fail(res.status, text);
+      return JSON.parse(text).data;
+    }
+  };
+}
+
+/** The baseline plus what a per-attempt timeout costs: an AbortController and a timer per attempt. */
+async function fetchTimeoutVariant(origin) {
+  const response = await fetch(origin + TOKEN_PATH, { method: 'POST', body: tokenForm() });
+  const { access_token: token } = await response.json();
+  const url = origin + CARDS_PATH;
+  return async (seq) => {
+    const headers = headersFor(token);
+    const body = JSON.stringify(cardBody(seq));
+    for (let attempt = 0; ; attempt++) {
+      const controller = new AbortController();
+      const timer = setTimeout(abortAttempt, ATTEMPT_TIMEOUT_MS, controller);
+      try {
+        const res = await fetch(url, { method: 'POST', headers, body, signal: controller.signal });
+        const text = await res.text();
+        if (res.status === 429 && attempt < MAX_RETRIES) continue;
+        if (!res.ok) throw fail(res.status, text);
+        return JSON.parse(text).data;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  };
+}
+
+/** The floor: node:http with a keep-alive agent, no fetch machinery at all. */
+async function httpVariant(origin) {
+  const agent = new Agent({ keepAlive: true });
+  const { hostname, port } = new URL(origin);
+  const send = (path, headers, body) =>
+    new Promise((resolve, reject) => {
+      const req = request({ agent, hostname, port, path, method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const tokenAnswer = await send(TOKEN_PATH, { 'content-type': 'application/x-www-form-urlencoded' }, tokenForm().toString());
+  const token = JSON.parse(tokenAnswer.text).access_token;
+  return async (seq) => {
+    const headers = headersFor(token);
+    const body = JSON.stringify(cardBody(seq));
+    for (let attempt = 0; ; attempt++) {
+      const { status, text } = await send(CARDS_PATH, headers, body);
+      if (status === 429 && attempt < MAX_RETRIES) continue;
+      if (status < 200 || status > 299) throw fail(status, text);
+      return JSON.parse(text).data;
+    }
+  };
+}
+
+/** ky alone, written the way its README shows: `ky.post(url, { json, headers, retry }).json()`. */
+async function kyVariant(origin) {
+  const { default: ky } = await import('ky');
+  const { access_token: token } = await ky.post(origin + TOKEN_PATH, { body: tokenForm() }).json();
+  const url = origin + CARDS_PATH;
+  const retry = { limit: MAX_RETRIES, methods: ['post'], statusCodes: [429], afterStatusCodes: [429] };
+  return async (seq) => {
+    const headers = headersFor(token);
+    const envelope = await ky.post(url, { json: cardBody(seq), headers, retry }).json();
+    return envelope.data;
+  };
+}
+
+/**
+ * ky with its retry, timeout and HTTP errors off, a per-attempt AbortController and timer, and our
+ * own retry loop; the body and the signal given to ky. ky then builds a Request with a body
+ * stream, tee()s it for the clone it keeps for retries of its own, combines the signals with
+ * `AbortSignal.any`, and fetch re-wraps its Request through an identity TransformStream.
+ */
+async function kyBodyVariant(origin) {
+  const { default: ky } = await import('ky');
+  const { access_token: token } = await ky.post(origin + TOKEN_PATH, { body: tokenForm() }).json();
+  const url = origin + CARDS_PATH;
+  return async (seq) => {
+    const headers = headersFor(token);
+    const body = JSON.stringify(cardBody(seq));
+    for (let attempt = 0; ; attempt++) {
+      const controller = new AbortController();
+      const timer = setTimeout(abortAttempt, ATTEMPT_TIMEOUT_MS, controller);
+      try {
+        const res = await ky(url, { method: 'POST', headers, body, signal: controller.signal, retry: 0, timeout: false, throwHttpErrors: false });
+        const text = await res.text();
+        if (res.status === 429 && attempt < MAX_RETRIES) continue;
+        if (!res.ok) throw fail(res.status, text);
+        return JSON.parse(text).data;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  };
+}
+
+/**
+ * The same, with the body and the attempt's signal handed to fetch when ky calls it: ky builds a
+ * body-less Request (URL, method, headers), so there is nothing to tee or re-wrap. This is how
+ * the SDK drives ky; it is the SDK minus its pipeline (validation, token cache, envelope, errors).
+ */
+async function kyLeanVariant(origin) {
+  const { default: ky } = await import('ky');
+  const { access_token: token } = await ky.post(origin + TOKEN_PATH, { body: tokenForm() }).json();
+  const url = origin + CARDS_PATH;
+  return async (seq) => {
+    const headers = headersFor(token);
+    const body = JSON.stringify(cardBody(seq));
+    for (let attempt = 0; ; attempt++) {
+      const controller = new AbortController();
+      const timer = setTimeout(abortAttempt, ATTEMPT_TIMEOUT_MS, controller);
+      try {
+        const init = { body, signal: controller.signal };
+        const res = await ky(url, { method: 'POST', headers, retry: 0, timeout: false, throwHttpErrors: false, fetch: (request) => fetch(request, init) });
+        const text = await res.text();
+        if (res.status === 429 && attempt < MAX_RETRIES) continue;
+        if (!res.ok) throw fail(res.status, text);
+        return JSON.parse(text).data;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  };
+}
+
+/** The SDK as users get it: the built package, `ob.cards.create(body)`. */
+const sdkVariant = (specifier) => async (origin) => {
+  const { OpenBanking } = await import(specifier);
+  const ob = new OpenBanking({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    baseUrl: `${origin}/openapi/v1`,
+    authUrl: origin,
+    logLevel: 'off',
+    // Retry-After: 0 from the server; retry at once, like the hand-written loops above.
+    sleep: () => Promise.resolve(),
+  });
+  return (seq) => ob.cards.create(cardBody(seq));
+};
+
+/** Every variant; `extra` ones run only when named with `--only`. */
+export const VARIANTS = {
+  fetch: { label: 'raw fetch (baseline)', setup: fetchVariant },
+  http: { label: 'node:http keep-alive (floor)', setup: httpVariant },
+  'fetch-timeout': { label: 'raw fetch + attempt timeout', setup: fetchTimeoutVariant, extra: true },
+  ky: { label: 'ky alone (its defaults)', setup: kyVariant },
+  'ky-body': { label: 'ky, body and signal given to ky', setup: kyBodyVariant },
+  'ky-lean': { label: 'ky, body and signal at fetch', setup: kyLeanVariant },
+  sdk: { label: 'openbanking-ng cards.create', setup: sdkVariant('openbanking-ng') },
+};
+
+// `--sdk-base <dist/index.js of another build>[,<another>…]` adds those builds as variants
+// `sdk@<folder>`, for before/after figures from one run (bench/run.mjs passes the paths through
+// the environment, so that its children see them too).
+for (const file of process.env.BENCH_SDK_BASE?.split(',') ?? []) {
+  const name = `sdk@${basename(dirname(dirname(file)))}`;
+  VARIANTS[name] = { label: `openbanking-ng, build in ${basename(dirname(dirname(file)))}/`, setup: sdkVariant(pathToFileURL(file).href) };
+}
