@@ -11,6 +11,7 @@
 //    runs against bare `node -e ""`, interleaved, reported as a ratio. `--sdk-base` adds the import
 //    of another build (say, the previous release) to the same interleaved runs.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -24,8 +25,24 @@ const flag = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : und
 const runs = Number(flag('--runs') ?? 41);
 const base = flag('--sdk-base');
 
+/**
+ * Resolves `openbanking-ng` and its subpaths through package.json `exports` to the built `dist/`
+ * files, whatever a tsconfig `paths` entry says, so that the bundles hold what users install.
+ */
+const builtPackage = {
+  name: 'built-package',
+  setup(b) {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    b.onResolve({ filter: new RegExp(`^${pkg.name}(/.*)?$`) }, (args) => {
+      const target = pkg.exports[`.${args.path.slice(pkg.name.length)}`]?.import?.default;
+      return target ? { path: join(root, target) } : undefined;
+    });
+  },
+};
+
 async function bundle(name) {
   const result = await build({
+    plugins: [builtPackage],
     entryPoints: [join(import.meta.dirname, 'size', `${name}.js`)],
     absWorkingDir: root,
     bundle: true,
