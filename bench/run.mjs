@@ -151,7 +151,9 @@ function summariseProfile(file, calls) {
     if (url.includes('/bench/')) return 'bench harness';
     if (url.includes('internal/deps/undici')) return 'undici (fetch)';
     if (url.includes('internal/webstreams')) return 'web streams';
-    if (url.startsWith('node:') || url === '') return 'node internals';
+    if (url.includes('abort_controller') || url.includes('event_target')) return 'AbortSignal, EventTarget';
+    if (url === '') return 'native (socket I/O, builtins)';
+    if (url.startsWith('node:')) return 'node internals (JS)';
     return 'other';
   };
   const totals = {};

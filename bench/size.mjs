@@ -1,25 +1,48 @@
 // `npm run size`: what the SDK costs in a browser bundle and at a cold start.
 //
-//   node bench/size.mjs [--runs 41]
+//   node bench/size.mjs [--runs 41] [--sdk-base ../other/dist/index.js]
 //
 // 1. gzip (level 9) of esbuild browser bundles (minified, ESM, platform browser) of the
 //    `openbanking-ng/pkce` entry and of the full client making one call (bench/size/*.js), with
 //    the share of each package in the minified output. size-limit checks the same two entries
 //    in CI (.size-limit.json).
+//    bench/size/deps-floor.js bundles the dependencies alone doing the same work, for reference.
 // 2. Cold import: the median of many `node --input-type=module -e "await import('openbanking-ng')"`
-//    runs against bare `node -e ""`, interleaved, reported as a ratio.
+//    runs against bare `node -e ""`, interleaved, reported as a ratio. `--sdk-base` adds the import
+//    of another build (say, the previous release) to the same interleaved runs.
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { ensureBuild, root } from './build.mjs';
 
 const BUDGETS = { pkce: 3_000, 'full-client': 20_480 };
+const REFERENCES = ['deps-floor']; // measured for comparison, no budget
 const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf('--runs') + 1] || 41);
+const flag = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const runs = Number(flag('--runs') ?? 41);
+const base = flag('--sdk-base');
+
+/**
+ * Resolves `openbanking-ng` and its subpaths through package.json `exports` to the built `dist/`
+ * files, whatever a tsconfig `paths` entry says, so that the bundles hold what users install.
+ */
+const builtPackage = {
+  name: 'built-package',
+  setup(b) {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    b.onResolve({ filter: new RegExp(`^${pkg.name}(/.*)?$`) }, (args) => {
+      const target = pkg.exports[`.${args.path.slice(pkg.name.length)}`]?.import?.default;
+      return target ? { path: join(root, target) } : undefined;
+    });
+  },
+};
 
 async function bundle(name) {
   const result = await build({
+    plugins: [builtPackage],
     entryPoints: [join(import.meta.dirname, 'size', `${name}.js`)],
     absWorkingDir: root,
     bundle: true,
@@ -35,7 +58,7 @@ async function bundle(name) {
   const shares = {};
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? (input.includes('bench/size/') ? 'entry' : 'openbanking-ng');
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? (input.includes('bench/size/') ? 'entry' : input.startsWith('src/schemas/') ? 'card schemas' : 'openbanking-ng');
       shares[pkg] = (shares[pkg] ?? 0) + bytesInOutput;
     }
   }
@@ -56,13 +79,14 @@ ensureBuild();
 
 console.log('Browser bundles (esbuild: minified, ESM, platform browser; gzip level 9):');
 const sizes = {};
-for (const name of Object.keys(BUDGETS)) {
+for (const name of [...Object.keys(BUDGETS), ...REFERENCES]) {
   const size = (sizes[name] = await bundle(name));
   const parts = Object.entries(size.shares)
     .sort((a, b) => b[1] - a[1])
     .map(([pkg, bytes]) => `${pkg} ${fmt(bytes)}`)
     .join(' · ');
-  console.log(`  ${name.padEnd(12)} ${fmt(size.gzip).padStart(6)} B gzip (budget ${fmt(BUDGETS[name])} B) · ${fmt(size.minified)} B minified: ${parts}`);
+  const budget = BUDGETS[name] ? `budget ${fmt(BUDGETS[name])} B` : 'reference';
+  console.log(`  ${name.padEnd(12)} ${fmt(size.gzip).padStart(6)} B gzip (${budget}) · ${fmt(size.minified)} B minified: ${parts}`);
 }
 
 const cold = {
@@ -70,7 +94,9 @@ const cold = {
   'openbanking-ng': ['--input-type=module', '-e', "await import('openbanking-ng')"],
   'openbanking-ng/pkce': ['--input-type=module', '-e', "await import('openbanking-ng/pkce')"],
   'require(openbanking-ng)': ['-e', "require('openbanking-ng')"],
+  'zod/mini alone': ['--input-type=module', '-e', "await import('zod/mini')"], // reference: a dependency the main entry imports
 };
+if (base) cold['--sdk-base build'] = ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(resolve(base)).href)})`];
 const times = Object.fromEntries(Object.keys(cold).map((k) => [k, []]));
 for (const args of Object.values(cold)) time(args); // warm the file system cache
 for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(cold)) times[name].push(time(args));
