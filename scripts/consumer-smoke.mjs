@@ -43,6 +43,37 @@ if (!(failure instanceof ${main}.CipherError)) throw new Error('tripleDesCipher 
   process.stdout.write(run('node', ['esm.mjs'], work));
   process.stdout.write(run('node', ['cjs.cjs'], work));
 
+  // Importing the main entry loads neither zod, ky nor uuid: they load with the first call that
+  // needs them (docs/performance.md). A resolve hook records every module the import reaches.
+  writeFileSync(
+    join(work, 'resolve-log.mjs'),
+    `import { appendFileSync } from 'node:fs';
+let log;
+export function initialize(data) { log = new URL(data.log); }
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(log, result.url + ' ');
+  return result;
+}
+`,
+  );
+  writeFileSync(
+    join(work, 'lazy.mjs'),
+    `import { register } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
+const log = new URL('./resolved.log', import.meta.url);
+writeFileSync(log, '');
+register('./resolve-log.mjs', import.meta.url, { data: { log: log.href } });
+await import('${pkg.name}');
+const resolved = readFileSync(log, 'utf8').split(' ');
+if (!resolved.some((url) => url.includes('/node_modules/${pkg.name}/'))) throw new Error('the resolve hook saw nothing');
+const deferred = resolved.filter((url) => ['zod', 'ky', 'uuid'].some((dep) => url.includes('/node_modules/' + dep + '/')));
+if (deferred.length > 0) throw new Error('importing ${pkg.name} loaded ' + deferred.join(', '));
+console.log('lazy ok: importing ${pkg.name} loads neither zod, ky nor uuid');
+`,
+  );
+  process.stdout.write(run('node', ['lazy.mjs'], work));
+
   // The sandbox from the packed package, in both module systems: a card created over real HTTP.
   const sandboxUse = (load) => `${load}
 (async () => {

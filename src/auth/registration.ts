@@ -1,4 +1,3 @@
-import * as z from 'zod/mini';
 import { toBase64 } from '../core/signature.js';
 import {
   AbortError,
@@ -13,8 +12,6 @@ import {
 } from '../errors.js';
 import { type ClientOptions, checkTimeout, checkUrl, DEFAULT_ENDPOINTS, type Endpoints, type Environment, IssueList, SANDBOX_HOSTS } from '../options.js';
 import { toIssues } from '../schemas/issues.js';
-
-const text = z.string().check(z.minLength(1), z.maxLength(255));
 
 /**
  * The spec's nine registration fields (`POST {auth_url}/dcr`). `username`, `password`,
@@ -41,18 +38,6 @@ export interface RegistrationFields {
   /** Where the identity host sends the customer back after consent: an absolute URL without a fragment. */
   redirect_url: string;
 }
-
-const registrationRequestSchema = z.strictObject({
-  username: text,
-  password: text,
-  app_name: text,
-  app_description: z.optional(z.string().check(z.maxLength(255))),
-  app_developer_name: z.optional(text),
-  app_developer_address: z.optional(text),
-  app_developer_contact_email: z.optional(z.string().check(z.regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address'))),
-  app_developer_contact_phone: z.optional(z.string().check(z.regex(/^\+?\d{7,15}$/, 'must be a phone number, e.g. +2348012345678'))),
-  redirect_url: z.string().check(z.refine((v) => URL.canParse(v) && !v.includes('#'), 'must be an absolute URL without a fragment')),
-}) satisfies z.ZodMiniType<RegistrationFields>;
 
 /** Where and how the registration calls reach the identity host. @group Registration */
 export interface RegistrationConnection {
@@ -237,6 +222,7 @@ export async function register(params: RegisterParams): Promise<Registration> {
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) if (!CONNECTION_KEYS.has(key)) fields[key] = value;
   const conn = resolveConnection(params, issues);
+  const { registrationRequestSchema } = await import('./registration-schema.js'); // zod loads with the first registration, not with the package
   const parsed = registrationRequestSchema.safeParse(fields);
   if (!parsed.success) issues.issues.push(...toIssues(parsed.error, fields));
   issues.throwIfAny('Invalid registration');

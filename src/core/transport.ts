@@ -24,6 +24,7 @@ import { RateLimiter } from './rate-limiter.js';
 import { redactHeaders, redactText } from './redact.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
 import { computeSignature } from './signature.js';
+import { Lazy } from './lazy.js';
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -62,10 +63,11 @@ export interface Operation<Body, Data> {
   path: string;
   query?: Record<string, unknown> | undefined;
   body?: Body | undefined;
-  /** Validates the request body before anything is sent. */
-  requestSchema?: z.ZodMiniType<Body> | undefined;
-  /** Validates `data` of a 2xx answer (unknown fields kept). */
-  responseSchema?: z.ZodMiniType<Data> | undefined;
+  /**
+   * The operation's zod schemas, loaded with its first call: `request` validates the body before
+   * anything is sent, `response` validates `data` of a 2xx answer (unknown fields kept).
+   */
+  schemas?: Lazy<OperationSchemas<Body, Data>> | undefined;
   /** A 2xx body must be the `{status, message, data}` envelope. */
   envelope?: boolean;
   /** Top-level request fields the cipher encrypts. */
@@ -76,14 +78,11 @@ export interface Operation<Body, Data> {
   bearer: BearerSource;
 }
 
-/** What the pipeline needs from ky and uuid, once loaded. */
-interface HttpLayer {
-  ky: KyInstance;
-  uuid: () => string;
+/** The zod schemas of one operation. */
+export interface OperationSchemas<Body, Data> {
+  request?: z.ZodMiniType<Body>;
+  response?: z.ZodMiniType<Data>;
 }
-
-let httpLayer: HttpLayer | undefined;
-let loadingHttpLayer: Promise<HttpLayer> | undefined;
 
 /**
  * ky and uuid load with the first request, not with the package: importing ky runs its feature
@@ -92,16 +91,7 @@ let loadingHttpLayer: Promise<HttpLayer> | undefined;
  * what it needs (docs/performance.md); the first call pays what hand-written fetch code pays on
  * its first request anyway.
  */
-function loadHttpLayer(): Promise<HttpLayer> {
-  loadingHttpLayer ??= import('./http-layer.js').then(
-    (layer) => (httpLayer = { ky: layer.ky, uuid: layer.uuid }),
-    (error: unknown) => {
-      loadingHttpLayer = undefined; // let a later call try again
-      throw error;
-    },
-  );
-  return loadingHttpLayer;
-}
+const httpLayer = new Lazy(() => import('./http-layer.js').then((layer): { ky: KyInstance; uuid: () => string } => ({ ky: layer.ky, uuid: layer.uuid })));
 
 const PROTECTED_HEADERS = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
 const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers']);
@@ -187,8 +177,9 @@ export class Transport {
 
     // 1. The body, validated before anything is sent.
     let body: unknown = op.body;
-    if (op.requestSchema) {
-      const parsed = op.requestSchema.safeParse(op.body);
+    const schemas = op.schemas && (op.schemas.value ?? (await op.schemas.load()));
+    if (schemas?.request) {
+      const parsed = schemas.request.safeParse(op.body);
       if (!parsed.success) throw new ValidationError('Invalid request body', toIssues(parsed.error, op.body));
       body = parsed.data;
     }
@@ -197,7 +188,7 @@ export class Transport {
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
     const query = this.#query(op.query);
-    const http = httpLayer ?? (await loadHttpLayer());
+    const http = httpLayer.value ?? (await httpLayer.load());
     const idempotencyKey = call.idempotencyKey ?? http.uuid();
 
     // 2. Secret fields encrypted once, so every attempt carries the same bytes.
@@ -327,7 +318,7 @@ export class Transport {
     try {
       const init: RequestInit = { body, signal: controller.signal };
       const custom = this.options.fetch;
-      const response = await httpLayer!.ky(url, {
+      const response = await httpLayer.value!.ky(url, {
         method,
         headers,
         retry: 0,
@@ -381,9 +372,10 @@ export class Transport {
 
   async #parseSuccess<Body, Data>(op: Operation<Body, Data>, response: Response, text: string, idempotencyKey: string): Promise<WithResponse<Data>> {
     const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey });
+    const responseSchema = op.schemas?.value?.response; // loaded before the request was sent
     let parsed: unknown;
     if (text.trim() === '') {
-      if (op.envelope || op.responseSchema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
+      if (op.envelope || responseSchema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
       return { data: undefined as Data, envelope: undefined, response, idempotencyKey };
     }
     try {
@@ -395,8 +387,8 @@ export class Transport {
     if (op.envelope && !isEnvelope) throw invalid([{ path: 'data', message: 'the {status, message, data} envelope is missing', code: 'invalid_envelope' }]);
     const envelope = isEnvelope ? (parsed as Envelope<unknown>) : undefined;
     let data: unknown = envelope ? envelope.data : parsed;
-    if (op.responseSchema) {
-      const result = op.responseSchema.safeParse(data);
+    if (responseSchema) {
+      const result = responseSchema.safeParse(data);
       if (!result.success) {
         throw invalid(toIssues(result.error, data, 'data'));
       }

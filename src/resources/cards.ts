@@ -1,16 +1,12 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { BearerSource, RequestOptions } from '../core/transport.js';
 import type { ResourceContext } from './resource.js';
-import {
-  CARD_SECRET_REQUEST_FIELDS,
-  CARD_SECRET_RESPONSE_FIELDS,
-  type Card,
-  type CardList,
-  cardListSchema,
-  cardSchema,
-  type CreateCardParams,
-  createCardSchema,
-} from '../schemas/cards.js';
+import { Lazy } from '../core/lazy.js';
+import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, type Card, type CardList, type CreateCardParams } from '../schemas/cards.js';
+
+// The card schemas (and zod with them) load with the first card call, not with the package.
+const createSchemas = new Lazy(() => import('../schemas/card-schemas.js').then((m) => ({ request: m.createCardSchema, response: m.cardSchema })));
+const listSchemas = new Lazy(() => import('../schemas/card-schemas.js').then((m) => ({ response: m.cardListSchema })));
 
 const LIST_SECRET_RESPONSE_FIELDS: readonly string[] = CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`);
 
@@ -50,8 +46,7 @@ export class Cards {
         method: 'POST',
         path: '/cards',
         body,
-        requestSchema: createCardSchema,
-        responseSchema: cardSchema,
+        schemas: createSchemas,
         envelope: true,
         secretRequestFields: CARD_SECRET_REQUEST_FIELDS,
         secretResponseFields: CARD_SECRET_RESPONSE_FIELDS,
@@ -69,7 +64,7 @@ export class Cards {
       {
         method: 'GET',
         path: '/cards',
-        responseSchema: cardListSchema,
+        schemas: listSchemas,
         envelope: true,
         secretResponseFields: LIST_SECRET_RESPONSE_FIELDS,
         bearer: this.#listBearer,

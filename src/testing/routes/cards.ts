@@ -1,4 +1,5 @@
-import { type Card, CARD_SECRET_RESPONSE_FIELDS, createCardSchema } from '../../schemas/cards.js';
+import { createCardSchema } from '../../schemas/card-schemas.js';
+import { type Card, CARD_SECRET_RESPONSE_FIELDS } from '../../schemas/cards.js';
 import { toIssues } from '../../schemas/issues.js';
 import type { RouteHandler, SandboxContext } from '../context.js';
 import { canonicalJson } from '../idempotency.js';
