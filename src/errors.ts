@@ -82,6 +82,8 @@ export interface ApiErrorInit {
   idempotencyKey?: string | undefined;
   /** Overrides the message built from the status and body. */
   message?: string;
+  /** When the answer arrived (Unix ms), to read an HTTP-date `Retry-After` against. Default `Date.now()`. */
+  now?: number | undefined;
 }
 
 /**
@@ -130,7 +132,7 @@ export class ApiError extends OpenBankingError {
     if (s === 401) return new AuthenticationError(init);
     if (s === 403) return new PermissionDeniedError(init);
     if (s === 404) return new NotFoundError(init);
-    if (s === 429) return new RateLimitError(init, parseRetryAfterMs(init.headers.get('retry-after')));
+    if (s === 429) return new RateLimitError(init, parseRetryAfterMs(init.headers.get('retry-after'), init.now));
     if (s >= 500) return new InternalServerError(init);
     return new ApiError(init);
   }

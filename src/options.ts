@@ -111,7 +111,7 @@ export interface ClientOptions {
   dangerouslyAllowBrowser?: boolean;
   /** Waits between attempts; replace it in tests so they never wait. Default: a timer. */
   sleep?: Sleep;
-  /** Clock in milliseconds: token expiry, the device-code deadline and the rate limiter follow it. Replace it in tests to share a fake clock with the local sandbox. Default `Date.now`. */
+  /** Clock in milliseconds: token expiry, the device-code deadline, the rate limiter and a `Retry-After` given as an HTTP date follow it. Replace it in tests to share a fake clock with the local sandbox. Default `Date.now`. */
   now?: () => number;
 }
 

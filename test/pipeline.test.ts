@@ -121,6 +121,25 @@ describe('retries', () => {
     expect(sleeps[0]).toBeLessThanOrEqual(5_000);
   });
 
+  it('reads an HTTP-date Retry-After against the now option, not the wall clock', async () => {
+    const seen: Recorded[] = [];
+    const clock = Date.parse('2031-03-01T12:00:00Z');
+    const when = new Date(clock + 7_000).toUTCString(); // 7 s after the client's clock, years after the wall clock
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint(
+        [() => new HttpResponse(null, { status: 429, headers: { 'retry-after': when } }), () => HttpResponse.json({ status: '91', message: 'slow down', data: {} }, { status: 429, headers: { 'retry-after': when } })],
+        seen,
+      ),
+    );
+    const { ob, sleeps } = testClient({ now: () => clock, maxRetries: 1, maxRetryDelay: 60_000 });
+    const error = await ob.cards.create(validCard()).catch((e: unknown) => e);
+    expect(seen).toHaveLength(2);
+    expect(sleeps).toEqual([7_000]);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfter).toBe(7_000);
+  });
+
   it('throws RateLimitError at once when Retry-After exceeds maxRetryDelay', async () => {
     const seen: Recorded[] = [];
     server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': '120' } })], seen));

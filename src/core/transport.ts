@@ -270,9 +270,10 @@ export class Transport {
           continue;
         }
       }
-      const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey });
+      const arrived = o.now(); // an HTTP-date Retry-After is read against the client's clock
+      const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: arrived });
       if (!isRetryableStatus(response.status)) throw error;
-      const retryAfter = parseRetryAfterMs(response.headers.get('retry-after'));
+      const retryAfter = parseRetryAfterMs(response.headers.get('retry-after'), arrived);
       if (retryAfter !== undefined && retryAfter > o.maxRetryDelay) {
         o.logger.warn(`openbanking-ng ${op.method} ${op.path} → ${response.status}: Retry-After ${retryAfter} ms exceeds maxRetryDelay ${o.maxRetryDelay} ms; not retrying`, { idempotencyKey, retryAfter });
         throw error;
