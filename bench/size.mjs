@@ -6,7 +6,10 @@
 //    `openbanking-ng/pkce` entry and of the full client making one call (bench/size/*.js), with
 //    the share of each package in the minified output. size-limit checks the same two entries
 //    in CI (.size-limit.json).
-//    bench/size/deps-floor.js bundles the dependencies alone doing the same work, for reference.
+//    For reference: bench/size/deps-floor.js bundles the dependencies alone doing the same work,
+//    bench/size/call-path.js a client limited to the call path (no OAuth flows, customer sessions
+//    or registration), and each bundle is measured again without ky and oauth4webapi and without
+//    any dependency, to show what each part of the contract costs.
 // 2. Cold import: the median of many `node --input-type=module -e "await import('openbanking-ng')"`
 //    runs against bare `node -e ""`, interleaved, reported as a ratio. `--sdk-base` adds the import
 //    of another build (say, the previous release) to the same interleaved runs.
@@ -19,7 +22,8 @@ import { build } from 'esbuild';
 import { ensureBuild, root } from './build.mjs';
 
 const BUDGETS = { pkce: 3_000, 'full-client': 20_480 };
-const REFERENCES = ['deps-floor']; // measured for comparison, no budget
+const REFERENCES = ['deps-floor', 'call-path']; // measured for comparison, no budget
+const WITHOUT = { 'without ky, oauth4webapi': ['ky', 'oauth4webapi'], 'own code only': ['ky', 'oauth4webapi', 'zod', 'uuid'] };
 const args = process.argv.slice(2);
 const flag = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const runs = Number(flag('--runs') ?? 41);
@@ -40,9 +44,10 @@ const builtPackage = {
   },
 };
 
-async function bundle(name) {
+async function bundle(name, external = []) {
   const result = await build({
     plugins: [builtPackage],
+    external,
     entryPoints: [join(import.meta.dirname, 'size', `${name}.js`)],
     absWorkingDir: root,
     bundle: true,
@@ -87,6 +92,12 @@ for (const name of [...Object.keys(BUDGETS), ...REFERENCES]) {
     .join(' · ');
   const budget = BUDGETS[name] ? `budget ${fmt(BUDGETS[name])} B` : 'reference';
   console.log(`  ${name.padEnd(12)} ${fmt(size.gzip).padStart(6)} B gzip (${budget}) · ${fmt(size.minified)} B minified: ${parts}`);
+}
+console.log('Left out of the bundle (marked external), gzip:');
+for (const name of ['full-client', 'call-path']) {
+  const rows = [];
+  for (const [what, external] of Object.entries(WITHOUT)) rows.push(`${what} ${fmt((await bundle(name, external)).gzip)} B`);
+  console.log(`  ${name.padEnd(12)} ${rows.join(' · ')}`);
 }
 
 const cold = {
