@@ -89,7 +89,10 @@ export interface ApiErrorInit {
 /**
  * The API answered with a non-2xx status. Subclasses by status: {@link BadRequestError} (400),
  * {@link AuthenticationError} (401), {@link PermissionDeniedError} (403), {@link NotFoundError}
- * (404), {@link RateLimitError} (429), {@link InternalServerError} (5xx).
+ * (404), {@link RateLimitError} (429), {@link InternalServerError} (5xx). `message` is the body's
+ * `message` as the service wrote it, or `'<status> <reason>'` (e.g. `'502 Bad Gateway (no JSON body)'`) when the
+ * body has none; `rawBody` is the response text as it arrived, re-serialised only when a secret
+ * field had to be masked.
  * @group Errors
  */
 export class ApiError extends OpenBankingError {
@@ -113,7 +116,7 @@ export class ApiError extends OpenBankingError {
   constructor(init: ApiErrorInit) {
     const body = isRecord(init.body) ? init.body : undefined;
     const text = body && typeof body.message === 'string' ? body.message : undefined;
-    super(init.message ?? (text ? `${init.status} ${text}` : `${init.status} ${statusText(init.status, init.body === undefined)}`), {
+    super(init.message ?? (text || `${init.status} ${statusText(init.status, init.body === undefined)}`), {
       idempotencyKey: init.idempotencyKey,
     });
     this.status = init.status;

@@ -173,6 +173,9 @@ describe('ob.auth.refresh', () => {
     const { ob } = testClient();
     await expect(ob.auth.refresh('')).rejects.toBeInstanceOf(ValidationError);
     await expect(ob.auth.refresh(undefined as never)).rejects.toBeInstanceOf(ValidationError);
+    // A token set's refresh_token is optional; passing it as typed compiles, and a missing one is refused unsent.
+    const withoutRefresh: { refresh_token?: string } = {};
+    await expect(ob.auth.refresh(withoutRefresh.refresh_token)).rejects.toMatchObject({ name: 'ValidationError', issues: [{ path: 'refreshToken', code: 'missing' }] });
   });
 });
 

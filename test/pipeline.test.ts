@@ -363,6 +363,7 @@ describe('errors from status and body', () => {
       expect(error.rawBody).toBe(JSON.stringify(body));
       const b = body as Record<string, unknown>;
       expect(error.code).toBe(b.status);
+      expect(error.message).toBe(b.message);
       if (status === 400) {
         expect(error.errorCode).toBe('MISSING_FIELD');
         expect(error.errors).toEqual([{ field: 'card_holder_name', code: 'MISSING_FIELD', message: 'card_holder_name is required' }]);
@@ -379,6 +380,25 @@ describe('errors from status and body', () => {
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.rawBody).toBe(html);
     expect(error.code).toBeUndefined();
+    expect(error.message).toBe('502 Bad Gateway (no JSON body)');
+  });
+
+  it('keeps rawBody byte for byte when nothing in it is secret, and masks it when something is', async () => {
+    const spaced = '{ "status": "01",\n  "error_code": "MISSING_FIELD", "message": "card_holder_name is required", "data": { "amount": 1.50 } }';
+    const secret = '{ "status": "01", "message": "bad card", "data": { "card_cvv2": "987", "card_number": "5399831111111111" } }';
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => new HttpResponse(spaced, { status: 400, headers: { 'content-type': 'application/json' } }), () => new HttpResponse(secret, { status: 400, headers: { 'content-type': 'application/json' } })], []),
+    );
+    const { ob } = testClient({ maxRetries: 0 });
+    const first = (await ob.cards.create(validCard()).catch((e: unknown) => e)) as BadRequestError;
+    expect(first.rawBody).toBe(spaced);
+    expect(first.message).toBe('card_holder_name is required');
+    const second = (await ob.cards.create(validCard()).catch((e: unknown) => e)) as BadRequestError;
+    expect(second.rawBody).not.toContain('987');
+    expect(second.rawBody).not.toContain('5399831111111111');
+    expect(JSON.parse(second.rawBody)).toEqual({ status: '01', message: 'bad card', data: { card_cvv2: '[REDACTED]', card_number: '[REDACTED]' } });
+    expect(JSON.stringify(second)).not.toContain('987');
   });
 
   it('turns truncated JSON on a 2xx into ResponseValidationError, never a SyntaxError', async () => {

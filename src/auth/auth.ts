@@ -107,7 +107,7 @@ function throwIfAny(what: string, issues: ValidationIssue[]): void {
  * @example
  * ```ts
  * const tokens = await ob.auth.exchangeCode({ code, codeVerifier, redirectUri: 'https://app.example.com/callback' });
- * const fresh = await ob.auth.refresh(tokens.refresh_token!);
+ * const fresh = await ob.auth.refresh(tokens.refresh_token);
  * ```
  * @group OAuth
  */
@@ -177,13 +177,16 @@ export class Auth {
    *
    * Do not retry a refresh that failed with `OAuthError`: with rotating refresh tokens a second
    * attempt only turns into `invalid_grant`.
+   *
+   * Takes `tokens.refresh_token` as it is typed (optional): a token set without one rejects with
+   * `ValidationError` (`refreshToken: is required`) and nothing is sent.
    */
-  async refresh(refreshToken: string, options?: GrantOptions): Promise<TokenSet> {
+  async refresh(refreshToken: string | undefined, options?: GrantOptions): Promise<TokenSet> {
     const issues: ValidationIssue[] = [];
     checkString(issues, 'refreshToken', refreshToken);
     const signal = checkSignal(issues, options);
     throwIfAny('Invalid refresh', issues);
-    return requestRefresh(this.ctx.grant, this.ctx.endpoints.token, refreshToken, signal);
+    return requestRefresh(this.ctx.grant, this.ctx.endpoints.token, refreshToken as string, signal);
   }
 
   /**

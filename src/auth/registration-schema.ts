@@ -14,6 +14,9 @@ export const registrationRequestSchema = z.strictObject({
   app_developer_name: z.optional(text),
   app_developer_address: z.optional(text),
   app_developer_contact_email: z.optional(z.string().check(z.regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address'))),
-  app_developer_contact_phone: z.optional(z.string().check(z.regex(/^\+?\d{7,15}$/, 'must be a phone number, e.g. +2348012345678'))),
+  // Written as people write them: `+2348012345678`, `+234 801 234 5678`, `0801-234-5678`, `(01) 234 5678`.
+  app_developer_contact_phone: z.optional(
+    z.string().check(z.refine((v) => /^\+?[\d\s().-]+$/.test(v) && /^(\D*\d){7,15}\D*$/.test(v), 'must be a phone number of 7 to 15 digits, e.g. +2348012345678')),
+  ),
   redirect_url: z.string().check(z.refine((v) => URL.canParse(v) && !v.includes('#'), 'must be an absolute URL without a fragment')),
 }) satisfies z.ZodMiniType<RegistrationFields>;

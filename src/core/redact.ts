@@ -43,7 +43,8 @@ export function redactValue(value: unknown, depth = 0): unknown {
 }
 
 /**
- * Redacts a raw response or request text: JSON is parsed and its secret fields replaced, a form
+ * Redacts a raw response or request text: JSON without a secret field is returned unchanged, JSON
+ * with one is parsed and re-serialised with its secret fields replaced, a form
  * body has its secret parameters replaced, and any other text has JSON-looking secret members
  * masked so that a truncated body cannot leak either.
  */
@@ -52,7 +53,10 @@ export function redactText(text: string): string {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
-      return JSON.stringify(redactValue(JSON.parse(text)));
+      const parsed: unknown = JSON.parse(text);
+      const redacted = JSON.stringify(redactValue(parsed));
+      // Nothing secret in it: the text as it came, byte for byte (spacing, key order, number forms).
+      return redacted === JSON.stringify(parsed) ? text : redacted;
     } catch {
       // fall through: malformed or truncated JSON is masked textually below
     }

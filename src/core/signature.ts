@@ -11,7 +11,7 @@ type NodeCrypto = {
 const nodeCrypto: NodeCrypto | undefined = (() => {
   try {
     const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    return proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+    return proc?.getBuiltinModule?.('crypto') as NodeCrypto | undefined; // the bare id: the main entry carries no `node:` specifier
   } catch {
     return undefined;
   }

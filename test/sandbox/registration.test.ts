@@ -88,6 +88,8 @@ describe('OpenBanking.register against the sandbox', () => {
       [{ ...fields, app_developer_contact_email: 'not-an-email', extra: 1 }, ['app_developer_contact_email', 'extra']],
       [{ ...fields, authUrl: 'http://identity.example' }, ['authUrl']],
       [{ ...fields, environment: 'production', authUrl: undefined }, ['authUrl']],
+      [{ ...fields, app_developer_contact_phone: 'call me' }, ['app_developer_contact_phone']],
+      [{ ...fields, app_developer_contact_phone: '+234 80' }, ['app_developer_contact_phone']],
     ];
     for (const [params, paths] of cases) {
       const error = (await OpenBanking.register({ authUrl: sandbox.authUrl, fetch: sandbox, ...params } as never).catch((e: unknown) => e)) as ValidationError;
@@ -96,6 +98,15 @@ describe('OpenBanking.register against the sandbox', () => {
       expect(error.message).not.toContain('pa55');
     }
     expect(sandbox.requests.count()).toBe(0);
+  });
+
+  it('takes phone numbers as people write them', async () => {
+    const sandbox = createSandbox();
+    for (const [i, phone] of ['+2348012345678', '+234 801 234 5678', '0801-234-5678', '(01) 234 5678'].entries()) {
+      const registration = await OpenBanking.register({ authUrl: sandbox.authUrl, fetch: sandbox, ...fields, username: `phone-${i}`, app_developer_contact_phone: phone });
+      expect(registration.status).toBe('APPROVED');
+    }
+    expect(sandbox.requests.count()).toBe(4);
   });
 
   it('maps refusals and failures to typed errors', async () => {

@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryTokenStore, OpenBanking, TimeoutError, type TokenSet, ValidationError } from '../src/index.js';
+import { AUTH, BASE, createdCard, http, HttpResponse, type Recorded, testClient, tokenHandler, useMsw, validCard } from './support/msw.js';
+
+// The defaults and guards DESIGN.md fixes, each observed from outside: URLs on the wire, the
+// store's keys, the delays handed to the sleep, when an attempt is given up.
+
+const server = useMsw();
+
+const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const urlOf = (input: RequestInfo | URL) => (input instanceof Request ? input.url : String(input));
+
+describe('environment defaults', () => {
+  it("sandbox: the token from Sparkle's sandbox identity host, the call to its sandbox gateway", async () => {
+    const urls: string[] = [];
+    const fetch = async (input: RequestInfo | URL) => {
+      const url = urlOf(input);
+      urls.push(url);
+      if (url.endsWith('/oauth2/token')) return json({ access_token: 'tok', token_type: 'Bearer', expires_in: 3600 });
+      return json(createdCard(), 201);
+    };
+    const ob = new OpenBanking({ clientId: 'c', clientSecret: 's', environment: 'sandbox', fetch, logLevel: 'off' });
+    await ob.cards.create(validCard());
+    expect(urls).toEqual(['https://identity-sandbox.sparkle.fyi/oauth2/token', 'https://api-sandbox.sparkle.fyi/openapi/v1/cards']);
+
+    const byDefault = new OpenBanking({ clientId: 'c', clientSecret: 's', fetch, logLevel: 'off' }); // sandbox is the default environment
+    urls.length = 0;
+    await byDefault.cards.create(validCard());
+    expect(urls).toEqual(['https://identity-sandbox.sparkle.fyi/oauth2/token', 'https://api-sandbox.sparkle.fyi/openapi/v1/cards']);
+  });
+
+  it('production: baseUrl and authUrl must be given', () => {
+    const error = (() => {
+      try {
+        new OpenBanking({ clientId: 'c', clientSecret: 's', environment: 'production' });
+      } catch (e) {
+        return e;
+      }
+    })() as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues.map((i) => i.path).sort()).toEqual(['authUrl', 'baseUrl']);
+  });
+});
+
+describe('token store keys', () => {
+  it('are openbanking-ng:<clientId>:<sorted scopes>', async () => {
+    const keys: string[] = [];
+    const inner = new MemoryTokenStore();
+    const tokenStore = {
+      get: (key: string) => (keys.push(key), inner.get(key)),
+      set: (key: string, value: TokenSet, ttl: number) => inner.set(key, value, ttl),
+      delete: (key: string) => inner.delete(key),
+    };
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      http.get(`${BASE}/accounts`, () => HttpResponse.json({ status: '00', message: 'ok', data: [] })),
+    );
+    const { ob } = testClient({ clientId: 'app-7', tokenStore });
+    await ob.request({ method: 'GET', path: '/accounts', scope: ['cards.list', 'accounts', 'cards.create'] });
+    expect(new Set(keys)).toEqual(new Set(['openbanking-ng:app-7:accounts cards.create cards.list']));
+  });
+});
+
+describe('retry timing', () => {
+  it('backoff doubles from 500 ms, is capped at 8 s, and jitter takes off at most 25 %', async () => {
+    const seen: Recorded[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      http.post(`${BASE}/cards`, () => {
+        seen.push({ method: 'POST', url: '', headers: {}, body: '' });
+        return HttpResponse.json({ status: '05', message: 'down', data: {} }, { status: 503 });
+      }),
+    );
+    const { ob, sleeps } = testClient({ maxRetries: 6 });
+    await expect(ob.cards.create(validCard())).rejects.toMatchObject({ name: 'InternalServerError', status: 503 });
+    expect(seen).toHaveLength(7);
+    const bases = [500, 1_000, 2_000, 4_000, 8_000, 8_000];
+    expect(sleeps).toHaveLength(bases.length);
+    sleeps.forEach((ms, n) => {
+      expect(ms).toBeLessThanOrEqual(bases[n]!);
+      expect(ms).toBeGreaterThanOrEqual(bases[n]! * 0.75);
+    });
+  });
+});
+
+describe('attempt timeout', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('gives an attempt 30 000 ms by default, then reports TimeoutError', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let attempts = 0;
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (urlOf(input).endsWith('/oauth2/token')) return json({ access_token: 'tok', token_type: 'Bearer', expires_in: 3600 });
+      attempts++;
+      const signal = input instanceof Request ? input.signal : init?.signal;
+      return new Promise<Response>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+    };
+    const ob = new OpenBanking({ clientId: 'c', clientSecret: 's', baseUrl: BASE, authUrl: AUTH, fetch, maxRetries: 0, logLevel: 'off' });
+    let outcome: unknown;
+    const call = ob.cards.create(validCard()).then(
+      () => (outcome = 'resolved'),
+      (error: unknown) => (outcome = error),
+    );
+    for (let i = 0; i < 20 && attempts === 0; i++) await vi.advanceTimersByTimeAsync(0);
+    expect(attempts).toBe(1);
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(outcome).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    await call;
+    expect(outcome).toBeInstanceOf(TimeoutError);
+    expect((outcome as TimeoutError).message).toContain('30000 ms');
+  });
+});
+
+describe('browser guard', () => {
+  const g = globalThis as { window?: unknown };
+  afterEach(() => {
+    delete g.window;
+  });
+
+  it('refuses a client secret in a browser unless dangerouslyAllowBrowser is set', () => {
+    g.window = { document: {} };
+    expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's' })).toThrow(ValidationError);
+    expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's' })).toThrow(/dangerouslyAllowBrowser/);
+    expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's', dangerouslyAllowBrowser: true })).not.toThrow();
+  });
+
+  it('"in a browser" means a window with a document: a bare window global is not one', () => {
+    g.window = {};
+    expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's' })).not.toThrow();
+  });
+});
