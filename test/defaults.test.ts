@@ -132,3 +132,24 @@ describe('browser guard', () => {
     expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's' })).not.toThrow();
   });
 });
+
+describe('per-call options on a method without parameters', () => {
+  it('cards.list takes them first, or second like every other method', async () => {
+    const seen: string[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      http.get(`${BASE}/cards`, ({ request }) => {
+        seen.push(request.headers.get('connection-id') ?? '');
+        return HttpResponse.json({ status: '00', message: 'ok', data: { cards: [] } });
+      }),
+    );
+    const { ob } = testClient();
+    await ob.cards.list({ connectionId: 'first' });
+    await ob.cards.list(undefined, { connectionId: 'second' });
+    await ob.cards.list({}, { connectionId: 'third' });
+    expect(seen).toEqual(['first', 'second', 'third']);
+    const error = await ob.cards.list({ connectionId: 'x' } as never, { connectionId: 'y' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(seen).toHaveLength(3);
+  });
+});

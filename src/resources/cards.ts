@@ -2,6 +2,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { BearerSource, RequestOptions } from '../core/transport.js';
 import type { ResourceContext } from './resource.js';
 import { Lazy } from '../core/lazy.js';
+import { ValidationError } from '../errors.js';
 import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, type Card, type CardList, type CreateCardParams } from '../schemas/cards.js';
 
 // The card schemas (and zod with them) load with the first card call, not with the package.
@@ -57,9 +58,19 @@ export class Cards {
   }
 
   /**
-   * Lists the cards (`GET {base_url}/cards`, scope `cards.list`), secret fields decrypted.
+   * Lists the cards (`GET {base_url}/cards`, scope `cards.list`), secret fields decrypted. The
+   * operation takes no parameters: pass the per-call options first, `list({ signal })`, or second
+   * like every other method, `list(undefined, { signal })`.
    */
-  list(options?: RequestOptions): APIPromise<CardList> {
+  list(options?: RequestOptions): APIPromise<CardList>;
+  list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<CardList>;
+  list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<CardList> {
+    const twoArguments = arguments.length >= 2;
+    const precheck = () => {
+      if (twoArguments && first !== undefined && (typeof first !== 'object' || first === null || Object.keys(first).length > 0)) {
+        throw new ValidationError('Invalid parameters', [{ path: '', message: 'cards.list takes no parameters: pass undefined or {} before the request options', code: 'unrecognized_keys' }]);
+      }
+    };
     return this.ctx.transport.request(
       {
         method: 'GET',
@@ -69,7 +80,8 @@ export class Cards {
         secretResponseFields: LIST_SECRET_RESPONSE_FIELDS,
         bearer: this.#listBearer,
       },
-      options,
+      twoArguments ? second : (first as RequestOptions | undefined),
+      precheck,
     );
   }
 }
