@@ -153,3 +153,52 @@ describe('per-call options on a method without parameters', () => {
     expect(seen).toHaveLength(3);
   });
 });
+
+describe('the fetch option', () => {
+  it('carries every request of the client, so a wrapper (proxy, tracing) sees them all and the global fetch none', async () => {
+    const { createSandbox } = await import('../src/testing.js');
+    const { parseAuthorizationCallback } = await import('../src/pkce.js');
+    const sandbox = createSandbox();
+    const redirectUri = 'https://app.example/callback';
+    const app = sandbox.registerClient({ redirectUris: [redirectUri] });
+    const seen: string[] = [];
+    const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      seen.push(`${request.method} ${new URL(request.url).pathname}`);
+      return sandbox(request);
+    };
+    const original = globalThis.fetch;
+    const used: string[] = [];
+    globalThis.fetch = (input: RequestInfo | URL) => {
+      used.push(urlOf(input));
+      return Promise.reject(new TypeError('the global fetch was used'));
+    };
+    try {
+      const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, redirectUri, fetch, logLevel: 'off', sleep: async () => {} });
+      await ob.cards.create(validCard());
+      const request = await ob.auth.authorizationUrl({ scope: ['cards.list'] });
+      globalThis.fetch = original; // the customer's browser, not the client
+      const callback = await sandbox.consent(request.url);
+      globalThis.fetch = (input: RequestInfo | URL) => (used.push(urlOf(input)), Promise.reject(new TypeError('the global fetch was used')));
+      const { code } = parseAuthorizationCallback(callback, { expectedState: request.state });
+      const tokens = await ob.auth.exchangeCode({ code, codeVerifier: request.codeVerifier });
+      await ob.auth.refresh(tokens.refresh_token);
+      await ob.auth.clientCredentials(['cards.list']);
+      const device = await ob.auth.deviceCode(['accounts']);
+      sandbox.approveDeviceCode(device.user_code);
+      await ob.auth.pollDeviceToken(device);
+    } finally {
+      globalThis.fetch = original;
+    }
+    expect(used).toEqual([]);
+    expect(seen).toEqual([
+      'POST /oauth2/token',
+      `POST ${new URL(sandbox.baseUrl).pathname}/cards`,
+      'POST /oauth/token',
+      'POST /oauth/token',
+      'POST /oauth2/token',
+      'POST /oauth2/device/code',
+      'POST /oauth2/token', // the device-code grant, polled at the client-credentials endpoint as the provider's integrators do
+    ]);
+  });
+});
