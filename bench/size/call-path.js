@@ -6,6 +6,7 @@ import { ClientCredentialsTokens } from '../../src/auth/client-credentials.ts';
 import { Transport } from '../../src/core/transport.ts';
 import { resolveOptions } from '../../src/options.ts';
 import { Cards } from '../../src/resources/cards.ts';
+import { card } from './card.js';
 
 const config = resolveOptions({ clientId: 'client-id', clientSecret: 'client-secret', environment: 'sandbox', dangerouslyAllowBrowser: true });
 const grant = { clientId: config.clientId, clientSecret: config.clientSecret, authUrl: config.authUrl, fetch: config.fetch, timeout: config.timeout, now: config.now };
@@ -15,11 +16,5 @@ const cards = new Cards({
   bearer: (scopes) => ({ token: () => tokens.get(scopes).then((t) => t.access_token), renew: (rejected) => tokens.renew(scopes, rejected).then((t) => t.access_token) }),
 });
 cards
-  .create({
-    account_number: '0123456789',
-    card_holder_name: 'Ada Obi',
-    card_status: 'ACTIVE',
-    card_default_pin: '1234',
-    card_expiry: { month: '09', year: '2029' },
-  })
-  .then((card) => console.log(card.card_id));
+  .create(card)
+  .then((created) => console.log(created.card_id));
