@@ -45,7 +45,7 @@ export class OpenBankingError extends Error {
     const out: Record<string, unknown> = { name: this.name, message: this.message };
     for (const [key, value] of Object.entries(this)) {
       if (key === 'name' || key === 'message' || value === undefined) continue;
-      out[key] = value instanceof Headers ? redactHeaders(value) : value;
+      out[key] = value;
     }
     return out;
   }
@@ -126,6 +126,13 @@ export class ApiError extends OpenBankingError {
     this.errors = normaliseFieldErrors(body, this.errorCode, text);
     this.headers = init.headers;
     this.rawBody = redactText(init.rawBody);
+  }
+
+  /** The JSON view of {@link OpenBankingError.toJSON}, with `headers` as a plain object, secret ones redacted. */
+  override toJSON(): Record<string, unknown> {
+    const out = super.toJSON();
+    out.headers = redactHeaders(this.headers);
+    return out;
   }
 
   /** Builds the subclass that matches the status. */
@@ -306,23 +313,23 @@ const API_ERROR_NAMES = [
 /** True for any error of this SDK, even one thrown by another copy of the package. @group Errors */
 export const isOpenBankingError = (value: unknown): value is OpenBankingError => isBranded(value);
 /** True for {@link ApiError} and its subclasses. @group Errors */
-export const isApiError = guard<ApiError>(API_ERROR_NAMES);
+export const isApiError = /* @__PURE__ */ guard<ApiError>(API_ERROR_NAMES);
 /** True for {@link RateLimitError}. @group Errors */
-export const isRateLimitError = guard<RateLimitError>(['RateLimitError']);
+export const isRateLimitError = /* @__PURE__ */ guard<RateLimitError>(['RateLimitError']);
 /** True for {@link ValidationError}. @group Errors */
-export const isValidationError = guard<ValidationError>(['ValidationError']);
+export const isValidationError = /* @__PURE__ */ guard<ValidationError>(['ValidationError']);
 /** True for {@link ResponseValidationError}. @group Errors */
-export const isResponseValidationError = guard<ResponseValidationError>(['ResponseValidationError']);
+export const isResponseValidationError = /* @__PURE__ */ guard<ResponseValidationError>(['ResponseValidationError']);
 /** True for {@link OAuthError}. @group Errors */
-export const isOAuthError = guard<OAuthError>(['OAuthError']);
+export const isOAuthError = /* @__PURE__ */ guard<OAuthError>(['OAuthError']);
 /** True for {@link ConnectionError} and {@link TimeoutError}. @group Errors */
-export const isConnectionError = guard<ConnectionError>(['ConnectionError', 'TimeoutError']);
+export const isConnectionError = /* @__PURE__ */ guard<ConnectionError>(['ConnectionError', 'TimeoutError']);
 /** True for {@link TimeoutError}. @group Errors */
-export const isTimeoutError = guard<TimeoutError>(['TimeoutError']);
+export const isTimeoutError = /* @__PURE__ */ guard<TimeoutError>(['TimeoutError']);
 /** True for {@link AbortError}. @group Errors */
-export const isAbortError = guard<AbortError>(['AbortError']);
+export const isAbortError = /* @__PURE__ */ guard<AbortError>(['AbortError']);
 /** True for {@link CipherError}. @group Errors */
-export const isCipherError = guard<CipherError>(['CipherError']);
+export const isCipherError = /* @__PURE__ */ guard<CipherError>(['CipherError']);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
