@@ -202,3 +202,48 @@ describe('the fetch option', () => {
     ]);
   });
 });
+
+describe('token refresh margin', () => {
+  // A cached token is used while more than min(30 s, 10 % of its lifetime), and at least 1 s, remains.
+  for (const [lifetime, margin] of [
+    [3_600, 30],
+    [100, 10],
+    [5, 1],
+  ] as const) {
+    it(`a ${lifetime} s token is used until ${margin} s before it expires`, async () => {
+      const state = { tokenRequests: [] as Recorded[], expiresIn: lifetime };
+      server.use(tokenHandler(state), http.post(`${BASE}/cards`, () => HttpResponse.json(createdCard(), { status: 201 })));
+      let clock = Date.parse('2030-01-01T00:00:00Z');
+      const { ob } = testClient({ now: () => clock });
+      await ob.cards.create(validCard());
+      expect(state.tokenRequests).toHaveLength(1);
+      const expiresAt = clock + lifetime * 1000;
+
+      clock = expiresAt - (margin + 0.5) * 1000; // just outside the margin: the cached token
+      await ob.cards.create(validCard());
+      expect(state.tokenRequests).toHaveLength(1);
+
+      clock = expiresAt - margin * 1000; // at the margin: a new token
+      await ob.cards.create(validCard());
+      expect(state.tokenRequests).toHaveLength(2);
+    });
+  }
+});
+
+describe('package.json', () => {
+  it('has the fields the contract fixes', async () => {
+    const { readFileSync } = await import('node:fs');
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as Record<string, any>;
+    expect(pkg.name).toBe('openbanking-ng');
+    expect(pkg.license).toBe('MIT');
+    expect(pkg.sideEffects).toBe(false);
+    expect(pkg.engines.node).toBe('>=20.19.0');
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['ky', 'oauth4webapi', 'uuid', 'zod']);
+    expect(Object.keys(pkg.peerDependencies)).toEqual(['msw']);
+    expect(pkg.peerDependenciesMeta.msw.optional).toBe(true);
+    for (const entry of ['.', './pkce', './testing', './node']) {
+      expect(Object.keys(pkg.exports[entry]).sort(), entry).toEqual(['import', 'require']);
+      for (const kind of ['import', 'require']) expect(Object.keys(pkg.exports[entry][kind]), `${entry} ${kind}`).toEqual(['types', 'default']);
+    }
+  });
+});
