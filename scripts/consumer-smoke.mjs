@@ -17,9 +17,11 @@ const expected = {
   [`${pkg.name}/testing`]: ['createSandbox', 'startSandboxServer', 'sandboxHandlers', 'createManualClock', 'SANDBOX_DEFAULT_URLS'],
   [`${pkg.name}/node`]: ['tripleDesCipher'],
 };
+const CARD = { account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } };
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 const work = mkdtempSync(join(tmpdir(), 'openbanking-ng-consumer-'));
+const cleanup = [work];
 try {
   const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], root).trim().split('\n').pop();
   writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }));
@@ -93,6 +95,51 @@ console.log('lazy ok: importing ${pkg.name} loads neither zod, ky nor uuid');
   writeFileSync(join(work, 'sandbox.cjs'), sandboxUse(`const { OpenBanking } = require('${pkg.name}');\nconst { startSandboxServer } = require('${pkg.name}/testing');`));
   process.stdout.write(run('node', ['sandbox.mjs'], work));
   process.stdout.write(run('node', ['sandbox.cjs'], work));
+  // msw handlers from the packed package, msw loaded on demand: a server set up from msw/node (ESM)
+  // answers the global fetch in both module systems.
+  const mswUse = (load) => `${load}
+(async () => {
+  const sandbox = createSandbox();
+  const app = sandbox.registerClient();
+  const server = setupServer(...sandboxHandlers(sandbox));
+  server.listen({ onUnhandledRequest: 'error' });
+  try {
+    const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, logLevel: 'off' });
+    await ob.cards.create(${JSON.stringify(CARD)});
+    if (sandbox.cards().length !== 1) throw new Error('msw did not carry the card to the sandbox');
+    console.log('msw ok: ' + (typeof require === 'function' ? 'cjs' : 'esm'));
+  } finally {
+    server.close();
+  }
+})().catch((e) => { console.error(e); process.exitCode = 1; });
+`;
+  writeFileSync(join(work, 'msw.mjs'), mswUse(`import { setupServer } from 'msw/node';\nimport { OpenBanking } from '${pkg.name}';\nimport { createSandbox, sandboxHandlers } from '${pkg.name}/testing';`));
+  writeFileSync(join(work, 'msw.cjs'), mswUse(`const { setupServer } = require('msw/node');\nconst { OpenBanking } = require('${pkg.name}');\nconst { createSandbox, sandboxHandlers } = require('${pkg.name}/testing');`));
+  process.stdout.write(run('node', ['msw.mjs'], work));
+  process.stdout.write(run('node', ['msw.cjs'], work));
+
+  // Without msw (an optional peer), openbanking-ng/testing still imports and its sandbox works;
+  // only sandboxHandlers needs msw, and says so.
+  const bare = mkdtempSync(join(tmpdir(), 'openbanking-ng-without-msw-')); // not below work/, whose node_modules hold msw
+  cleanup.push(bare);
+  writeFileSync(join(bare, 'package.json'), JSON.stringify({ name: 'consumer-without-msw', private: true, version: '1.0.0' }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball)], bare);
+  writeFileSync(
+    join(bare, 'testing.mjs'),
+    `import { OpenBanking, OpenBankingError } from '${pkg.name}';
+import { createSandbox, sandboxHandlers } from '${pkg.name}/testing';
+const sandbox = createSandbox();
+const app = sandbox.registerClient();
+const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, logLevel: 'off' });
+await ob.cards.create(${JSON.stringify(CARD)});
+if (sandbox.cards().length !== 1) throw new Error('the sandbox did not store the card');
+let refused;
+try { sandboxHandlers(sandbox); } catch (error) { refused = error; }
+if (!(refused instanceof OpenBankingError) || !/npm install --save-dev msw/.test(refused.message)) throw new Error('sandboxHandlers without msw: ' + refused);
+console.log('without msw ok: openbanking-ng/testing imports, the sandbox works, sandboxHandlers asks for msw');
+`,
+  );
+  process.stdout.write(run('node', ['testing.mjs'], bare));
   const help = run(join(work, 'node_modules', '.bin', 'openbanking-ng-sandbox'), ['--help'], work);
   if (!help.startsWith('Usage: openbanking-ng-sandbox')) throw new Error('openbanking-ng-sandbox --help printed something else');
   console.log('bin ok: openbanking-ng-sandbox');
@@ -100,5 +147,5 @@ console.log('lazy ok: importing ${pkg.name} loads neither zod, ky nor uuid');
   console.error(error.stdout ?? '', error.stderr ?? '', error.message);
   process.exitCode = 1;
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
 }

@@ -7,7 +7,7 @@
  */
 export { createSandbox, type Sandbox, type SandboxControls, type SandboxTokens } from './testing/sandbox.js';
 export { startSandboxServer, type SandboxServer, type SandboxServerOptions } from './testing/server.js';
-export { sandboxHandlers } from './testing/msw.js';
+export { sandboxHandlers, type MswModule, type SandboxHandlersOptions } from './testing/msw.js';
 export { SANDBOX_DEFAULT_URLS, type SandboxClientInit, type SandboxOptions } from './testing/options.js';
 export type { SandboxClient } from './testing/clients.js';
 export type { StoredCard } from './testing/card-store.js';

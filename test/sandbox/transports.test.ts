@@ -71,6 +71,16 @@ describe('the same scenario through every transport', () => {
       await scenario(sandbox, undefined);
     });
 
+    it('takes msw handed over, for runtimes that cannot load it on demand', async () => {
+      const msw = await import('msw');
+      const own = createSandbox({ authUrl: 'https://id.handed.test', baseUrl: 'https://api.handed.test/openapi/v1' });
+      mocks.use(...sandboxHandlers(own, { msw }));
+      const response = await fetch('https://api.handed.test/openapi/v1/cards', { method: 'POST' });
+      expect(response.status).toBe(401); // answered by the sandbox: no bearer token
+      expect(own.requests.count()).toBe(1);
+      mocks.resetHandlers();
+    });
+
     it('sandboxHandlers(options) builds its own sandbox', async () => {
       const handlers = sandboxHandlers({ authUrl: 'https://id.example.test', baseUrl: 'https://api.example.test/openapi/v1' });
       expect(handlers).toHaveLength(2);
