@@ -1,11 +1,13 @@
 // The first call of a fresh process, apart from the import: what a serverless cold start pays after
-// \`import\`. A stub fetch answers the token and the card, so only the SDK's own loading and work count.
+// `import`. A stub fetch answers the token and the card, so only the SDK's own loading and work count.
 //
 //   node bench/first-call.mjs [dist/index.js of a build]   (prints {"import": ms, "first": ms})
-import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ensureBuild, root } from './build.mjs';
 
-const target = pathToFileURL(resolve(process.argv[2] ?? new URL('../dist/index.js', import.meta.url).pathname)).href;
+if (!process.argv[2]) ensureBuild(); // the package's own dist/, built first when stale
+const target = pathToFileURL(resolve(process.argv[2] ?? `${root}/dist/index.js`)).href;
 const t0 = performance.now();
 const { OpenBanking } = await import(target);
 const t1 = performance.now();
