@@ -1,4 +1,3 @@
-import type { KyInstance } from 'ky';
 import type * as z from 'zod/mini';
 import { toIssues } from '../schemas/issues.js';
 import type { ResolvedOptions } from '../options.js';
@@ -91,7 +90,7 @@ export interface OperationSchemas<Body, Data> {
  * what it needs (docs/performance.md); the first call pays what hand-written fetch code pays on
  * its first request anyway.
  */
-const httpLayer = new Lazy(() => import('./http-layer.js').then((layer): { ky: KyInstance; uuid: () => string } => ({ ky: layer.ky, uuid: layer.uuid })));
+const httpLayer = new Lazy(() => import('./http-layer.js'));
 
 const PROTECTED_HEADERS = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
 const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers']);
@@ -260,7 +259,7 @@ export class Transport {
       }
       this.#logAttempt(op.method, op.path, response.status, attempt, idempotencyKey, started, headers, payload);
 
-      if (response.ok) return this.#parseSuccess(op, response, text, idempotencyKey);
+      if (response.ok) return this.#parseSuccess(op, schemas?.response, response, text, idempotencyKey);
 
       if (response.status === 401 && !renewed) {
         renewed = true;
@@ -371,9 +370,14 @@ export class Transport {
     });
   }
 
-  async #parseSuccess<Body, Data>(op: Operation<Body, Data>, response: Response, text: string, idempotencyKey: string): Promise<WithResponse<Data>> {
+  async #parseSuccess<Body, Data>(
+    op: Operation<Body, Data>,
+    responseSchema: z.ZodMiniType<Data> | undefined,
+    response: Response,
+    text: string,
+    idempotencyKey: string,
+  ): Promise<WithResponse<Data>> {
     const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey });
-    const responseSchema = op.schemas?.value?.response; // loaded before the request was sent
     let parsed: unknown;
     if (text.trim() === '') {
       if (op.envelope || responseSchema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
