@@ -1,6 +1,6 @@
 /**
  * ky and uuid, loaded by the transport with the first request rather than with the package (see
- * `loadHttpLayer` in transport.ts). Static imports here keep bundlers able to tree-shake uuid.
+ * `httpLayer` in transport.ts). Static imports here keep bundlers able to tree-shake uuid.
  */
 import ky from 'ky';
 import { v4 } from 'uuid';
