@@ -16,7 +16,7 @@ import {
   ValidationError,
 } from '../../src/index.js';
 import { tripleDesCipher } from '../../src/node.js';
-import { type SandboxServer, startSandboxServer } from '../../src/testing.js';
+import { type SandboxServer, type SandboxServerOptions, startSandboxServer } from '../../src/testing.js';
 import { referenceAesCbc, referenceAesGcm, referenceTripleDes } from '../cipher-reference.js';
 import { clientFor, validCard } from '../sandbox/support.js';
 import { type RecordingProxy, startRecordingProxy } from './support.js';
@@ -65,36 +65,43 @@ const viaProxy = (proxy: RecordingProxy, overrides: Parameters<typeof clientFor>
 
 const cardPosts = (proxy: RecordingProxy) => proxy.relayed.filter((r) => r.method === 'POST' && r.path === '/openapi/v1/cards');
 
-describe.each(schemes)('cards end to end with %s on both sides', (_name, make, decryptOnTheTestSide) => {
-  let server: SandboxServer;
-  let proxy: RecordingProxy;
-
+/**
+ * A sandbox on 127.0.0.1 started with `options` and a recording proxy in front of it, both for the
+ * enclosing describe block, reset before each test.
+ */
+function useSandboxBehindProxy(options: () => SandboxServerOptions): { server: SandboxServer; proxy: RecordingProxy } {
+  const env = {} as { server: SandboxServer; proxy: RecordingProxy };
   beforeAll(async () => {
-    server = await startSandboxServer({ cipher: make(SECRET), clients: [APP] });
-    proxy = await startRecordingProxy(server.url);
+    env.server = await startSandboxServer({ clients: [APP], ...options() });
+    env.proxy = await startRecordingProxy(env.server.url);
   });
   afterAll(async () => {
-    await proxy.close();
-    await server.close();
+    await env.proxy.close();
+    await env.server.close();
   });
   beforeEach(() => {
-    server.reset();
-    proxy.relayed.length = 0;
+    env.server.reset();
+    env.proxy.relayed.length = 0;
   });
+  return env;
+}
+
+describe.each(schemes)('cards end to end with %s on both sides', (_name, make, decryptOnTheTestSide) => {
+  const env = useSandboxBehindProxy(() => ({ cipher: make(SECRET) }));
 
   it('the PIN crosses the wire encrypted; the answer\'s secret fields come back decrypted to what the sandbox stored', async () => {
-    const ob = viaProxy(proxy, { cipher: make(SECRET) });
+    const ob = viaProxy(env.proxy, { cipher: make(SECRET) });
     const card = await ob.cards.create(validCard({ card_default_pin: PIN }));
 
-    const [post] = cardPosts(proxy);
-    expect(cardPosts(proxy)).toHaveLength(1);
+    const [post] = cardPosts(env.proxy);
+    expect(cardPosts(env.proxy)).toHaveLength(1);
     const wire = JSON.parse(post!.requestBody) as Record<string, string>;
     expect(wire.card_default_pin).not.toBe(PIN);
     expect(post!.requestBody).not.toContain(`"card_default_pin":"${PIN}"`);
     expect(await decryptOnTheTestSide(wire.card_default_pin!)).toBe(PIN);
     expect(wire.account_number).toBe('0123456789'); // only the secret field is touched
 
-    const stored = server.cards();
+    const stored = env.server.cards();
     expect(stored).toHaveLength(1);
     const plain = stored[0]!.card;
     expect(plain.card_default_pin).toBe(PIN);
@@ -111,31 +118,31 @@ describe.each(schemes)('cards end to end with %s on both sides', (_name, make, d
   });
 
   it('an answer lost after the card was stored: the retry re-sends the same encrypted bytes and the sandbox replays, one card', async () => {
-    const ob = viaProxy(proxy, { cipher: make(SECRET) });
-    server.faults.inject({ path: '/openapi/v1/cards', method: 'POST', times: 1, fault: { type: 'drop', when: 'after' } });
+    const ob = viaProxy(env.proxy, { cipher: make(SECRET) });
+    env.server.faults.inject({ path: '/openapi/v1/cards', method: 'POST', times: 1, fault: { type: 'drop', when: 'after' } });
     const card = await ob.cards.create(validCard({ card_default_pin: PIN }));
 
-    const attempts = server.requests.list({ path: '/openapi/v1/cards', method: 'POST' });
+    const attempts = env.server.requests.list({ path: '/openapi/v1/cards', method: 'POST' });
     expect(attempts.map((a) => a.status)).toEqual(['dropped', 201]);
     expect(new Set(attempts.map((a) => a.idempotencyKey)).size).toBe(1);
-    const posts = cardPosts(proxy); // the proxy saw the dropped attempt go out too
+    const posts = cardPosts(env.proxy); // the proxy saw the dropped attempt go out too
     expect(posts.map((p) => p.status)).toEqual([0, 201]);
     expect(posts[1]!.requestBody).toBe(posts[0]!.requestBody);
-    expect(server.cards()).toHaveLength(1);
+    expect(env.server.cards()).toHaveLength(1);
     expect(card.card_default_pin).toBe(PIN);
-    expect(card.card_cvv2).toBe(server.cards()[0]!.card.card_cvv2);
+    expect(card.card_cvv2).toBe(env.server.cards()[0]!.card.card_cvv2);
   });
 
   it('cards.list decrypts every card to what the sandbox stored', async () => {
-    const ob = viaProxy(proxy, { cipher: make(SECRET) });
+    const ob = viaProxy(env.proxy, { cipher: make(SECRET) });
     await Promise.all(['1111', '2222', '3333'].map((pin, i) => ob.cards.create(validCard({ card_default_pin: pin, card_holder_name: `Holder ${i}` }))));
     const { cards } = await ob.cards.list();
-    const stored = server.cards().map((s) => s.card);
+    const stored = env.server.cards().map((s) => s.card);
     const pick = (c: Record<string, unknown>) => [c.card_id, ...SECRET_FIELDS.map((f) => c[f])];
     expect(cards.map(pick).sort()).toEqual(stored.map((c) => pick(c as unknown as Record<string, unknown>)).sort());
     expect(cards.map((c) => c.card_default_pin).sort()).toEqual(['1111', '2222', '3333']);
 
-    const listed = proxy.relayed.find((r) => r.method === 'GET' && r.path === '/openapi/v1/cards')!;
+    const listed = env.proxy.relayed.find((r) => r.method === 'GET' && r.path === '/openapi/v1/cards')!;
     const onTheWire = (JSON.parse(listed.responseBody) as { data: { cards: Array<Record<string, string>> } }).data.cards;
     for (const wireCard of onTheWire) expect(SECRET_FIELDS.map((f) => wireCard[f])).not.toContain(PIN);
     expect(onTheWire.map((c) => c.card_default_pin).some((v) => ['1111', '2222', '3333'].includes(v!))).toBe(false);
@@ -143,21 +150,7 @@ describe.each(schemes)('cards end to end with %s on both sides', (_name, make, d
 });
 
 describe('client and sandbox configured differently', () => {
-  let server: SandboxServer;
-  let proxy: RecordingProxy;
-
-  beforeAll(async () => {
-    server = await startSandboxServer({ cipher: aesGcmCipher(SECRET), clients: [APP] });
-    proxy = await startRecordingProxy(server.url);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await server.close();
-  });
-  beforeEach(() => {
-    server.reset();
-    proxy.relayed.length = 0;
-  });
+  const env = useSandboxBehindProxy(() => ({ cipher: aesGcmCipher(SECRET) }));
 
   const mismatched: ReadonlyArray<readonly [string, FieldCipher]> = [
     ['another scheme (aesCbcCipher)', aesCbcCipher(SECRET)],
@@ -166,11 +159,11 @@ describe('client and sandbox configured differently', () => {
   ];
 
   it.each(mismatched)('%s: cards.list raises CipherError naming the field, quoting no value', async (_name, wrong) => {
-    const right = viaProxy(proxy, { cipher: aesGcmCipher(SECRET) });
+    const right = viaProxy(env.proxy, { cipher: aesGcmCipher(SECRET) });
     await right.cards.create(validCard({ card_default_pin: PIN }));
-    const plain = server.cards()[0]!.card;
+    const plain = env.server.cards()[0]!.card;
 
-    const error = await viaProxy(proxy, { cipher: wrong }).cards.list().catch((e: unknown) => e);
+    const error = await viaProxy(env.proxy, { cipher: wrong }).cards.list().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CipherError);
     const cipherError = error as CipherError;
     expect(cipherError.field).toBe('card_number'); // the first secret field of the first card
@@ -180,31 +173,17 @@ describe('client and sandbox configured differently', () => {
   });
 
   it('the sandbox refuses a PIN it cannot decrypt (400 INVALID_FIELD card_default_pin) and stores nothing', async () => {
-    const error = await viaProxy(proxy, { cipher: aesCbcCipher(SECRET) }).cards.create(validCard({ card_default_pin: PIN })).catch((e: unknown) => e);
+    const error = await viaProxy(env.proxy, { cipher: aesCbcCipher(SECRET) }).cards.create(validCard({ card_default_pin: PIN })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error).toMatchObject({ status: 400, errorCode: 'INVALID_FIELD', errors: [expect.objectContaining({ field: 'card_default_pin' })] });
-    expect(server.cards()).toEqual([]);
-    expect(cardPosts(proxy)).toHaveLength(1); // a 400 is not retried
+    expect(env.server.cards()).toEqual([]);
+    expect(cardPosts(env.proxy)).toHaveLength(1); // a 400 is not retried
   });
 });
 
 describe('production needs an explicit cipher', () => {
-  let server: SandboxServer;
-  let proxy: RecordingProxy;
-  const productionClient = (extra: Parameters<typeof clientFor>[2] = {}) => viaProxy(proxy, { environment: 'production', ...extra });
-
-  beforeAll(async () => {
-    server = await startSandboxServer({ environment: 'production', cipher: aesCbcCipher(SECRET), clients: [APP] });
-    proxy = await startRecordingProxy(server.url);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await server.close();
-  });
-  beforeEach(() => {
-    server.reset();
-    proxy.relayed.length = 0;
-  });
+  const env = useSandboxBehindProxy(() => ({ environment: 'production', cipher: aesCbcCipher(SECRET) }));
+  const productionClient = (extra: Parameters<typeof clientFor>[2] = {}) => viaProxy(env.proxy, { environment: 'production', ...extra });
 
   it('without one: a clear OpenBankingError naming the field, and zero requests at the sandbox', async () => {
     const ob = productionClient();
@@ -218,15 +197,15 @@ describe('production needs an explicit cipher', () => {
     expect(message).toMatch(/production/);
     expect(message).toMatch(/cipher/);
     expect(message).not.toContain(PIN);
-    expect(server.requests.count()).toBe(0); // not even a token request
-    expect(proxy.relayed).toEqual([]);
-    expect(server.cards()).toEqual([]);
+    expect(env.server.requests.count()).toBe(0); // not even a token request
+    expect(env.proxy.relayed).toEqual([]);
+    expect(env.server.cards()).toEqual([]);
   });
 
   it('with the provider\'s cipher the same call goes through, encrypted', async () => {
     const card = await productionClient({ cipher: aesCbcCipher(SECRET) }).cards.create(validCard({ card_default_pin: PIN }));
     expect(card.card_default_pin).toBe(PIN);
-    const wire = JSON.parse(cardPosts(proxy)[0]!.requestBody) as Record<string, string>;
+    const wire = JSON.parse(cardPosts(env.proxy)[0]!.requestBody) as Record<string, string>;
     expect(referenceAesCbc.decrypt(SECRET, wire.card_default_pin!)).toBe(PIN);
   });
 
