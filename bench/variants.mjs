@@ -22,6 +22,34 @@ function fail(status, text) {
   return new Error(`HTTP ${status}: ${text.slice(0, 200)}`);
 }
 
+/**
+ * The hand-written retry loop of the variants with an attempt timeout: a fresh AbortController and
+ * timer per attempt, `send(signal)` for the attempt's response, 429 retried with the same headers
+ * and body.
+ */
+async function timedAttempts(send) {
+  for (let attempt = 0; ; attempt++) {
+    const controller = new AbortController();
+    const timer = setTimeout(abortAttempt, ATTEMPT_TIMEOUT_MS, controller);
+    try {
+      const res = await send(controller.signal);
+      const text = await res.text();
+      if (res.status === 429 && attempt < MAX_RETRIES) continue;
+      if (!res.ok) throw fail(res.status, text);
+      return JSON.parse(text).data;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** ky, and a client-credentials token fetched with it. */
+async function kyWithToken(origin) {
+  const { default: ky } = await import('ky');
+  const { access_token: token } = await ky.post(origin + TOKEN_PATH, { body: tokenForm() }).json();
+  return { ky, token };
+}
+
 /** The baseline: the fetch code a developer would write by hand. */
 async function fetchVariant(origin) {
   const response = await fetch(origin + TOKEN_PATH, { method: 'POST', body: tokenForm() });
@@ -48,19 +76,7 @@ async function fetchTimeoutVariant(origin) {
   return async (seq) => {
     const headers = headersFor(token);
     const body = JSON.stringify(cardBody(seq));
-    for (let attempt = 0; ; attempt++) {
-      const controller = new AbortController();
-      const timer = setTimeout(abortAttempt, ATTEMPT_TIMEOUT_MS, controller);
-      try {
-        const res = await fetch(url, { method: 'POST', headers, body, signal: controller.signal });
-        const text = await res.text();
-        if (res.status === 429 && attempt < MAX_RETRIES) continue;
-        if (!res.ok) throw fail(res.status, text);
-        return JSON.parse(text).data;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
+    return timedAttempts((signal) => fetch(url, { method: 'POST', headers, body, signal }));
   };
 }
 
@@ -96,8 +112,7 @@ async function httpVariant(origin) {
 
 /** ky alone, written the way its README shows: `ky.post(url, { json, headers, retry }).json()`. */
 async function kyVariant(origin) {
-  const { default: ky } = await import('ky');
-  const { access_token: token } = await ky.post(origin + TOKEN_PATH, { body: tokenForm() }).json();
+  const { ky, token } = await kyWithToken(origin);
   const url = origin + CARDS_PATH;
   const retry = { limit: MAX_RETRIES, methods: ['post'], statusCodes: [429], afterStatusCodes: [429] };
   return async (seq) => {
@@ -114,25 +129,12 @@ async function kyVariant(origin) {
  * `AbortSignal.any`, and fetch re-wraps its Request through an identity TransformStream.
  */
 async function kyBodyVariant(origin) {
-  const { default: ky } = await import('ky');
-  const { access_token: token } = await ky.post(origin + TOKEN_PATH, { body: tokenForm() }).json();
+  const { ky, token } = await kyWithToken(origin);
   const url = origin + CARDS_PATH;
   return async (seq) => {
     const headers = headersFor(token);
     const body = JSON.stringify(cardBody(seq));
-    for (let attempt = 0; ; attempt++) {
-      const controller = new AbortController();
-      const timer = setTimeout(abortAttempt, ATTEMPT_TIMEOUT_MS, controller);
-      try {
-        const res = await ky(url, { method: 'POST', headers, body, signal: controller.signal, retry: 0, timeout: false, throwHttpErrors: false });
-        const text = await res.text();
-        if (res.status === 429 && attempt < MAX_RETRIES) continue;
-        if (!res.ok) throw fail(res.status, text);
-        return JSON.parse(text).data;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
+    return timedAttempts((signal) => ky(url, { method: 'POST', headers, body, signal, retry: 0, timeout: false, throwHttpErrors: false }));
   };
 }
 
@@ -142,26 +144,12 @@ async function kyBodyVariant(origin) {
  * the SDK drives ky; it is the SDK minus its pipeline (validation, token cache, envelope, errors).
  */
 async function kyLeanVariant(origin) {
-  const { default: ky } = await import('ky');
-  const { access_token: token } = await ky.post(origin + TOKEN_PATH, { body: tokenForm() }).json();
+  const { ky, token } = await kyWithToken(origin);
   const url = origin + CARDS_PATH;
   return async (seq) => {
     const headers = headersFor(token);
     const body = JSON.stringify(cardBody(seq));
-    for (let attempt = 0; ; attempt++) {
-      const controller = new AbortController();
-      const timer = setTimeout(abortAttempt, ATTEMPT_TIMEOUT_MS, controller);
-      try {
-        const init = { body, signal: controller.signal };
-        const res = await ky(url, { method: 'POST', headers, retry: 0, timeout: false, throwHttpErrors: false, fetch: (request) => fetch(request, init) });
-        const text = await res.text();
-        if (res.status === 429 && attempt < MAX_RETRIES) continue;
-        if (!res.ok) throw fail(res.status, text);
-        return JSON.parse(text).data;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
+    return timedAttempts((signal) => ky(url, { method: 'POST', headers, retry: 0, timeout: false, throwHttpErrors: false, fetch: (request) => fetch(request, { body, signal }) }));
   };
 }
 
