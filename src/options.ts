@@ -93,7 +93,7 @@ export interface ClientOptions {
   maxRetries?: number;
   /** Longest `Retry-After` the SDK waits for (ms); longer ones fail at once. Default 60 000. */
   maxRetryDelay?: number;
-  /** Per-attempt timeout (ms). Default 30 000. */
+  /** Per-attempt timeout (ms; a fraction is rounded up to the next whole millisecond). Default 30 000. */
   timeout?: number;
   /** A custom fetch (e.g. the local sandbox's handler). Read per request; default `globalThis.fetch`. */
   fetch?: typeof fetch;
@@ -223,7 +223,9 @@ export function checkTimeout(issues: IssueList, path: string, value: unknown, fa
     issues.add(path, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days; a timer cannot wait longer), got ${timeout}`, 'invalid_value');
     return fallback;
   }
-  return timeout;
+  // Whole milliseconds: AbortSignal.timeout (token requests, registration) refuses a fraction with a
+  // RangeError, and timers do not resolve below 1 ms anyway.
+  return Math.ceil(timeout);
 }
 
 /** Characters a header value may carry (Latin-1 without control characters other than tab). */

@@ -114,6 +114,17 @@ describe('attempt timeout', () => {
   });
 });
 
+describe('a timeout with a fraction of a millisecond', () => {
+  it('reaches the token endpoint, the API and the registration endpoint like a whole one', async () => {
+    const { createSandbox } = await import('../src/testing.js');
+    const sandbox = createSandbox();
+    const registration = await OpenBanking.register({ authUrl: sandbox.authUrl, fetch: sandbox, timeout: 2_500.5, username: 'fraction', password: 'pw', app_name: 'Fraction', redirect_url: 'https://app.example/cb' });
+    const ob = OpenBanking.fromRegistration(registration, { baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, timeout: 2_500.5, logLevel: 'off' });
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_status: 'ACTIVE' });
+    await expect(ob.auth.clientCredentials(['cards.list'])).resolves.toMatchObject({ token_type: 'Bearer' });
+  });
+});
+
 describe('browser guard', () => {
   const g = globalThis as { window?: unknown };
   afterEach(() => {
