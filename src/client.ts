@@ -1,65 +1,32 @@
 import { Auth } from './auth/auth.js';
 import { ClientCredentialsTokens } from './auth/client-credentials.js';
-import { CustomerSession, type CustomerSessionOptions } from './auth/customer-session.js';
+import { type CustomerSessionOptions, CustomerTokens } from './auth/customer-tokens.js';
 import type { GrantContext } from './auth/grant.js';
 import type { TokenSetInput } from './auth/token-store.js';
-import { clientOptionsFromRegistration, fetchRegistration, type FetchRegistrationParams, type RegisterParams, type Registration, register } from './auth/registration.js';
-import { type Scope, scopeList, SCOPES } from './auth/scopes.js';
+import { fetchRegistration, type FetchRegistrationParams, type RegisterParams, type Registration, register } from './auth/registration.js';
 import type { APIPromise } from './core/api-promise.js';
-import { type BearerSource, type HttpMethod, type RequestOptions, Transport } from './core/transport.js';
-import { ValidationError, type ValidationIssue } from './errors.js';
-import { type ClientOptions, describeType, type ResolvedOptions, resolveOptions } from './options.js';
-import { Cards } from './resources/cards.js';
-import type { ResourceContext } from './resources/resource.js';
+import type { BearerSource } from './core/attempts.js';
+import type { RequestOptions } from './core/call-options.js';
+import { checkRequestParams, type RequestParams, requestScopes } from './core/request-params.js';
+import { type Scope, scopeList } from './core/scopes.js';
+import { Transport } from './core/transport.js';
+import { CustomerSession } from './customer-session.js';
+import { ValidationError } from './errors.js';
+import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { Namespaces } from './resources/namespaces.js';
+import { OperationRunner } from './resources/runner.js';
 
-/**
- * Parameters of {@link OpenBanking.request}: any API operation through the same pipeline.
- * @group Client
- */
-export interface RequestParams {
-  /** HTTP method. */
-  method: HttpMethod;
-  /** Path under the base URL, starting with `/`, e.g. `/accounts`. Encode path segments yourself. */
-  path: string;
-  /** JSON body. */
-  body?: unknown;
-  /** Query parameters; `undefined` values are left out, arrays repeat the name. */
-  query?: Record<string, string | number | boolean | Date | undefined | null | readonly (string | number | boolean)[]>;
-  /** Client-credentials scope(s) the operation needs. */
-  scope?: Scope | readonly Scope[];
-  /** Use the customer's token (only on a customer session from `ob.forCustomer`). */
-  customer?: boolean;
-}
+export type { RequestParams } from './core/request-params.js';
 
-const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const accessToken = (token: { access_token: string }): string => token.access_token;
-const REQUEST_KEYS = new Set(['method', 'path', 'body', 'query', 'scope', 'customer']);
 
-/** Checks `ob.request` parameters; returns the problems. */
-export function checkRequestParams(params: RequestParams): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  if (typeof params !== 'object' || params === null) {
-    return [{ path: '', message: `must be an object { method, path, ... }, got ${describeType(params)}`, code: 'invalid_type' }];
-  }
-  for (const key of Object.keys(params)) {
-    if (!REQUEST_KEYS.has(key)) issues.push({ path: key, message: 'is not a request parameter', code: 'unrecognized_keys' });
-  }
-  if (typeof params.method !== 'string' || !METHODS.includes(params.method)) {
-    issues.push({ path: 'method', message: `must be one of ${METHODS.join(', ')}`, code: 'invalid_value' });
-  }
-  if (typeof params.path !== 'string' || !params.path.startsWith('/') || params.path.startsWith('//') || /[\s?#]|(^|\/)\.\.?(\/|$)/.test(params.path)) {
-    issues.push({ path: 'path', message: 'must be a path starting with / without spaces, query, fragment or dot segments', code: 'invalid_format' });
-  }
-  if (params.query !== undefined && (typeof params.query !== 'object' || params.query === null || Array.isArray(params.query))) {
-    issues.push({ path: 'query', message: 'must be an object', code: 'invalid_type' });
-  }
-  if (params.scope !== undefined) {
-    const list = typeof params.scope === 'string' ? [params.scope] : Array.isArray(params.scope) ? params.scope : undefined;
-    if (!list) issues.push({ path: 'scope', message: 'must be a scope name or an array of them', code: 'invalid_type' });
-    else for (const s of list) if (!(SCOPES as readonly string[]).includes(s)) issues.push({ path: 'scope', message: `"${String(s)}" is not a scope of the spec`, code: 'invalid_value' });
-  }
-  if (params.customer !== undefined && typeof params.customer !== 'boolean') issues.push({ path: 'customer', message: 'must be a boolean', code: 'invalid_type' });
-  return issues;
+/** Everything a client holds, kept in one private field so that no secret is an own property. */
+interface ClientState {
+  config: ResolvedOptions;
+  transport: Transport;
+  clientTokens: ClientCredentialsTokens;
+  /** Client-credentials token sources by scope set, built once. */
+  bearers: Map<string, BearerSource>;
 }
 
 /**
@@ -79,29 +46,28 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
  * ```
  * @group Client
  */
-export class OpenBanking {
-  /** Customer cards. */
-  readonly cards: Cards;
+export class OpenBanking extends Namespaces {
   /** The OAuth 2.0 grants: authorize URL, code exchange, refresh, client credentials, device code. */
   readonly auth: Auth;
-  /** @internal */
-  protected readonly transport: Transport;
-  /** @internal */
-  protected readonly clientTokens: ClientCredentialsTokens;
-  /** @internal */
-  protected readonly config: ResolvedOptions;
+  readonly #state: ClientState;
 
   /**
    * Validates every option and throws one `ValidationError` listing all problems (missing
    * credentials, a URL without a scheme, plain `http://` to a non-loopback host, a negative timeout…).
    */
   constructor(options: ClientOptions) {
-    this.config = resolveOptions(options);
-    this.transport = new Transport(this.config);
-    this.clientTokens = new ClientCredentialsTokens(this.grantContext(), this.config.endpoints.clientCredentials, this.config.tokenStore);
-    this.cards = new Cards(this.resourceContext());
-    const c = this.config;
-    this.auth = new Auth({ grant: this.grantContext(), endpoints: c.endpoints, redirectUri: c.redirectUri, sleep: c.sleep });
+    const config = resolveOptions(options);
+    const transport = new Transport(config);
+    const grant = grantContext(config);
+    const state: ClientState = {
+      config,
+      transport,
+      clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore),
+      bearers: new Map(),
+    };
+    super(runnerFor(state, undefined));
+    this.#state = state;
+    this.auth = new Auth({ grant, endpoints: config.endpoints, redirectUri: config.redirectUri, sleep: config.sleep });
   }
 
   /**
@@ -139,55 +105,6 @@ export class OpenBanking {
     return new OpenBanking(clientOptionsFromRegistration(credentials, options));
   }
 
-  /** The environment this client talks to. */
-  get environment(): ResolvedOptions['environment'] {
-    return this.config.environment;
-  }
-  /** API gateway base URL (no trailing slash). */
-  get baseUrl(): string {
-    return this.config.baseUrl;
-  }
-  /** Identity host URL (no trailing slash). */
-  get authUrl(): string {
-    return this.config.authUrl;
-  }
-  /** The application's client id. */
-  get clientId(): string {
-    return this.config.clientId;
-  }
-
-  /**
-   * Calls any API operation through the same pipeline (validation, token, idempotency key,
-   * signature, retries, envelope). For the areas whose paths the spec does not show. Resolves to
-   * the envelope's `data` (or the whole body when it has no envelope).
-   *
-   * @example
-   * ```ts
-   * const accounts = await ob.request<{ accounts: unknown[] }>({ method: 'GET', path: '/accounts', scope: 'accounts.list.readonly' });
-   * ```
-   */
-  request<Data = unknown>(params: RequestParams, options?: RequestOptions): APIPromise<Data> {
-    return this.send<Data>(params, options, this.requestBearer(params));
-  }
-
-  /** @internal `ob.request` with the bearer source chosen by the caller (customer sessions). */
-  protected send<Data>(params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data> {
-    return this.transport.request<unknown, Data>(
-      {
-        method: params?.method,
-        path: params?.path,
-        query: params?.query,
-        body: params?.body,
-        bearer,
-      },
-      options,
-      () => {
-        const issues = checkRequestParams(params);
-        if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
-      },
-    );
-  }
-
   /**
    * Fetches the application's credentials once production approval is granted: GET
    * `{auth_url}/dcr` with HTTP Basic (the registration's `username:password`). Resolves to the
@@ -196,75 +113,158 @@ export class OpenBanking {
    *
    * @example
    * ```ts
-   * const creds = await OpenBanking.fetchRegistration({ authUrl: 'https://identity.sparkle.ng', username, password });
-   * if (creds.status === 'APPROVED') saveSecret(creds.client_id!, creds.client_secret!);
+   * declare const username: string, password: string;
+   * const creds = await OpenBanking.fetchRegistration({ authUrl: 'https://identity.example-bank.ng', username, password });
+   * if (creds.status === 'APPROVED') console.log('approved', creds.client_id);
    * ```
+   * @group Registration
    */
   static fetchRegistration(params: FetchRegistrationParams): Promise<Registration> {
     return fetchRegistration(params);
   }
 
+  /** The environment this client talks to. */
+  get environment(): ResolvedOptions['environment'] {
+    return this.#state.config.environment;
+  }
+  /** API gateway base URL (no trailing slash). */
+  get baseUrl(): string {
+    return this.#state.config.baseUrl;
+  }
+  /** Identity host URL (no trailing slash). */
+  get authUrl(): string {
+    return this.#state.config.authUrl;
+  }
+  /** The application's client id. */
+  get clientId(): string {
+    return this.#state.config.clientId;
+  }
+
   /**
-   * A view of this client whose calls use a customer's access token (from `ob.auth.exchangeCode`
-   * or `ob.auth.pollDeviceToken`), refreshed ahead of expiry with one refresh for any number of
-   * concurrent calls; `onTokens` receives every new set so you can persist it.
+   * Calls any API operation through the same pipeline (validation, token, idempotency key,
+   * signature, retries, envelope). For the operations that have no typed method. Resolves to the
+   * envelope's `data` (or the whole body when it has no envelope).
    *
    * @example
    * ```ts
-   * const customer = ob.forCustomer(tokens, { onTokens: (t) => db.saveTokens(userId, t) });
-   * const accounts = await customer.request({ method: 'GET', path: '/accounts' });
+   * const loans = await ob.request<{ loans: unknown[] }>({ method: 'GET', path: '/loans', scope: 'loans.list' });
+   * ```
+   */
+  request<Data = unknown>(params: RequestParams, options?: RequestOptions): APIPromise<Data> {
+    const bearer: BearerSource =
+      params?.customer === true
+        ? {
+            token: () => Promise.reject(new ValidationError('Invalid request parameters', [{ path: 'customer', message: 'needs a customer session: call ob.forCustomer(tokens).request(...)', code: 'no_customer_session' }])),
+            renew: () => Promise.resolve(undefined),
+          }
+        : clientBearer(this.#state, requestScopes(params));
+    return send<Data>(this.#state, params, options, bearer);
+  }
+
+  /**
+   * A view of this client whose calls use a customer's access token (from `ob.auth.exchangeCode`
+   * or `ob.auth.pollDeviceToken`), refreshed ahead of expiry with one refresh for any number of
+   * concurrent calls; `onTokens` receives every new set so you can persist it. The session
+   * carries every namespace: `session.accounts.list()`, `session.customers.retrieve()`, …
+   *
+   * @example
+   * ```ts
+   * import type { TokenSet } from 'openbanking-ng';
+   * declare const tokens: TokenSet;
+   * declare function saveTokens(t: TokenSet): Promise<void>;
+   * const customer = ob.forCustomer(tokens, { onTokens: saveTokens });
+   * const { accounts } = await customer.accounts.list();
    * ```
    */
   forCustomer(tokens: TokenSetInput, options?: CustomerSessionOptions): CustomerSession {
-    return new CustomerSession(
-      {
-        send: (params, callOptions, bearer) => this.send(params, callOptions, bearer),
-        clientBearer: (params) => this.requestBearer({ ...params, customer: false }),
-        refresh: (refreshToken) => this.auth.refresh(refreshToken),
-        now: () => this.config.now(),
-      },
-      tokens,
-      options,
-    );
-  }
-
-  /** @internal Token source for `ob.request` (customer sessions bring their own). */
-  protected requestBearer(params: RequestParams): BearerSource {
-    if (params?.customer === true) {
-      return {
-        token: () => Promise.reject(new ValidationError('Invalid request parameters', [{ path: 'customer', message: 'needs a customer session: call ob.forCustomer(tokens).request(...)', code: 'no_customer_session' }])),
-        renew: () => Promise.resolve(undefined),
-      };
-    }
-    return this.clientBearer(scopeList(typeof params?.scope === 'string' ? [params.scope] : (params?.scope ?? [])) as Scope[]);
-  }
-
-  /** @internal A bearer source backed by cached client-credentials tokens for `scopes`. */
-  protected clientBearer(scopes: readonly Scope[]): BearerSource {
-    return {
-      token: () => this.clientTokens.get(scopes).then(accessToken),
-      renew: (rejected) => this.clientTokens.renew(scopes, rejected).then(accessToken),
-    };
-  }
-
-  /** @internal */
-  protected resourceContext(): ResourceContext {
-    return { transport: this.transport, bearer: (scopes) => this.clientBearer(scopes) };
-  }
-
-  /** @internal */
-  protected grantContext(): GrantContext {
-    const c = this.config;
-    return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, now: c.now };
+    const state = this.#state;
+    const customerTokens = new CustomerTokens({ refresh: (refreshToken) => this.auth.refresh(refreshToken), now: () => state.config.now() }, tokens, options);
+    return new CustomerSession({
+      runner: runnerFor(state, customerTokens.bearer),
+      tokens: customerTokens,
+      send: (params, callOptions, bearer) => send(state, params, callOptions, bearer),
+      clientBearer: (params) => clientBearer(state, requestScopes(params)),
+    });
   }
 
   /** A redacted view for `console.log` and `util.inspect`: never the secret. */
   toJSON(): Record<string, unknown> {
-    return { clientId: this.config.clientId, environment: this.config.environment, baseUrl: this.config.baseUrl, authUrl: this.config.authUrl };
+    const c = this.#state.config;
+    return { clientId: c.clientId, environment: c.environment, baseUrl: c.baseUrl, authUrl: c.authUrl };
   }
 
   /** @internal */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `OpenBanking ${JSON.stringify(this.toJSON())}`;
   }
+}
+
+/** The operation runner of the client (`customer` undefined) or of a customer session. */
+function runnerFor(state: ClientState, customer: BearerSource | undefined): OperationRunner {
+  const overrides = state.config.operationScopes;
+  return new OperationRunner({
+    transport: state.transport,
+    endpoints: state.config.endpoints,
+    scopes: (op) => overrides[op.name] ?? op.scopes,
+    clientBearer: (scopes) => clientBearer(state, scopes),
+    customerBearer: customer,
+  });
+}
+
+/** A token source backed by cached client-credentials tokens for `scopes`, one per scope set. */
+function clientBearer(state: ClientState, scopes: readonly Scope[]): BearerSource {
+  const list = scopeList(scopes) as Scope[];
+  const key = list.join(' ');
+  let bearer = state.bearers.get(key);
+  if (bearer === undefined) {
+    bearer = {
+      token: () => state.clientTokens.get(list).then(accessToken),
+      renew: (rejected) => state.clientTokens.renew(list, rejected).then(accessToken),
+    };
+    state.bearers.set(key, bearer);
+  }
+  return bearer;
+}
+
+/** `request` parameters through the pipeline with the given token source. */
+function send<Data>(state: ClientState, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data> {
+  return state.transport.request<Data>({ method: params?.method, path: params?.path, query: params?.query, body: params?.body, bearer }, options, () => {
+    const issues = checkRequestParams(params);
+    if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
+  });
+}
+
+/** What a grant needs from the client's options. */
+function grantContext(c: ResolvedOptions): GrantContext {
+  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, now: c.now };
+}
+
+/**
+ * The client options a registration implies: credentials, hosts, `connectionId`,
+ * `participantId` and the first redirect URI; `options` override any of them. Throws
+ * `ValidationError` while the registration has no credentials (still pending).
+ */
+function clientOptionsFromRegistration(credentials: Registration, options: Omit<ClientOptions, 'clientId' | 'clientSecret'> = {}): ClientOptions {
+  if (typeof credentials !== 'object' || credentials === null) {
+    throw new ValidationError('Cannot build a client from this registration', [{ path: '', message: 'must be the object OpenBanking.register returned', code: 'invalid_type' }]);
+  }
+  if (!credentials.client_id || !credentials.client_secret) {
+    const pending = credentials.status === 'PENDING_APPROVAL';
+    throw new ValidationError('Cannot build a client from this registration', [
+      {
+        path: pending ? 'status' : 'client_id',
+        message: pending
+          ? 'is PENDING_APPROVAL: the credentials are issued once the provider approves the registration; fetch them then (GET /dcr with your username and password)'
+          : 'client_id and client_secret are required',
+        code: pending ? 'pending_approval' : 'missing',
+      },
+    ]);
+  }
+  const derived: ClientOptions = { clientId: credentials.client_id, clientSecret: credentials.client_secret };
+  if (credentials.api_base_url) derived.baseUrl = credentials.api_base_url;
+  if (credentials.auth_base_url) derived.authUrl = credentials.auth_base_url;
+  if (credentials.connection_id) derived.connectionId = credentials.connection_id;
+  if (credentials.participant_id) derived.participantId = credentials.participant_id;
+  if (credentials.redirect_urls?.[0]) derived.redirectUri = credentials.redirect_urls[0];
+  return { ...derived, ...options };
 }

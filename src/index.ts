@@ -5,12 +5,16 @@
 export { OpenBanking, type RequestParams } from './client.js';
 export type { ClientOptions, Environment, Endpoints, Hosts, RateLimit, RateLimitOption } from './options.js';
 export { DEFAULT_ENDPOINTS, SANDBOX_HOSTS, PUBLISHED_RATE_LIMITS } from './options.js';
-export type { RequestOptions, HttpMethod, Envelope } from './core/transport.js';
-export type { APIPromise, WithResponse } from './core/api-promise.js';
+export type { RequestOptions } from './core/call-options.js';
+export type { HttpMethod } from './core/http.js';
+export type { APIPromise, Envelope, WithResponse } from './core/api-promise.js';
+export type { PagePromise } from './core/page-promise.js';
+export { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
+export type { TokenKind } from './resources/operation.js';
 export type { Logger, LogLevel } from './core/logger.js';
 export type { SignatureEncoding } from './core/signature.js';
 export type { Sleep } from './core/retry.js';
-export { SCOPES, type Scope, type ScopeInput } from './auth/scopes.js';
+export { SCOPES, type Scope, type ScopeInput } from './core/scopes.js';
 export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/token-store.js';
 export {
   Auth,
@@ -28,7 +32,7 @@ export {
   type AuthorizationRequest,
   type AuthorizationRequestParams,
 } from './auth/authorization.js';
-export { CustomerSession, type CustomerSessionOptions } from './auth/customer-session.js';
+export { CustomerSession, type CustomerSessionOptions } from './customer-session.js';
 export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/device-code.js';
 export {
   normaliseRegistration,
@@ -41,21 +45,40 @@ export {
 export { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 export { aesGcmCipher } from './crypto/aes-gcm.js';
 export { aesCbcCipher } from './crypto/aes-cbc.js';
-export { Cards } from './resources/cards.js';
 export {
-  CARD_MODES,
-  CARD_STATUSES,
-  CARD_TYPES,
+  Cards,
   type Card,
   type CardAddress,
   type CardExpiry,
   type CardList,
-  type CustomProperty,
-  type CardMode,
-  type CardStatus,
-  type CardType,
   type CreateCardParams,
-} from './schemas/cards.js';
+  type CustomProperty,
+  type ListedCard,
+} from './resources/cards.js';
+export { CARD_MODES, CARD_STATUSES, CARD_TYPES, type CardMode, type CardStatus, type CardType } from './schemas/card-values.js';
+export { Customers, type Customer } from './resources/customers.js';
+export {
+  AccountBalancesResource,
+  AccountHolds,
+  Accounts,
+  AccountTransactions,
+  type Account,
+  type AccountBalances,
+  type AccountList,
+  type AccountTransaction,
+  type AccountTransactionPage,
+  type Hold,
+  type HoldList,
+  type HoldReference,
+  type OpenAccountParams,
+  type OpenedAccount,
+  type PathParam,
+  type PlaceHoldParams,
+  type TransactionListParams,
+  type TransactionSummary,
+  type UpdateHoldParams,
+} from './resources/accounts.js';
+export { Resource } from './resources/resource.js';
 export {
   AbortError,
   ApiError,

@@ -1,50 +1,14 @@
-import { isLoopbackHost } from './auth/grant.js';
 import { MemoryTokenStore, type TokenStore } from './auth/token-store.js';
 import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
+import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
+import { DEFAULT_ENDPOINTS, type Endpoints, type Environment, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
 import { defaultSleep, type Sleep } from './core/retry.js';
+import { type Scope, SCOPES } from './core/scopes.js';
 import type { SignatureEncoding } from './core/signature.js';
-import { ValidationError, type ValidationIssue } from './errors.js';
+import { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
 
-/** Which of the provider's environments the client talks to. @group Client */
-export type Environment = 'sandbox' | 'production';
-
-/** Paths on the identity host; each can be overridden. @group Client */
-export interface Endpoints {
-  /** Authorization endpoint. Default `/oauth/authorize`. */
-  authorize: string;
-  /** Code exchange and refresh. Default `/oauth/token`. */
-  token: string;
-  /** Client credentials (and device-code polling). Default `/oauth2/token`. */
-  clientCredentials: string;
-  /** Device authorization. Default `/oauth2/device/code`. */
-  deviceCode: string;
-  /** Dynamic client registration. Default `/dcr`. */
-  registration: string;
-}
-
-/** Default identity-host paths, as the spec gives them. @group Client */
-export const DEFAULT_ENDPOINTS: Readonly<Endpoints> = Object.freeze({
-  authorize: '/oauth/authorize',
-  token: '/oauth/token',
-  clientCredentials: '/oauth2/token',
-  deviceCode: '/oauth2/device/code',
-  registration: '/dcr',
-});
-
-/** Where the API gateway and the identity host live. @group Client */
-export interface Hosts {
-  /** API gateway including the version path. */
-  baseUrl: string;
-  /** Identity host. */
-  authUrl: string;
-}
-
-/** The provider's published sandbox hosts. @group Client */
-export const SANDBOX_HOSTS: Readonly<Hosts> = Object.freeze({
-  baseUrl: 'https://api-sandbox.sparkle.fyi/openapi/v1',
-  authUrl: 'https://identity-sandbox.sparkle.fyi',
-});
+export { DEFAULT_ENDPOINTS, type Endpoints, type Environment, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
 
 /**
  * Client-side rate limiting: `true` for the environment's published limits (sandbox 100/min
@@ -77,8 +41,15 @@ export interface ClientOptions {
   baseUrl?: string;
   /** Identity host, e.g. `https://identity-sandbox.sparkle.fyi`. Required in production. */
   authUrl?: string;
-  /** Paths on the identity host, each overridable. */
+  /** Paths on the identity host (and the unofficial `transfer` path on the gateway), each overridable. */
   endpoints?: Partial<Endpoints>;
+  /**
+   * The scopes a typed operation asks for, by method name, replacing its default (see
+   * {@link OPERATION_SCOPES}); `[]` asks for no scope. For a provider that wants another scope
+   * than the one this SDK infers, without waiting for a release:
+   * `operationScopes: { 'accounts.create': [] }`.
+   */
+  operationScopes?: Partial<Record<OperationName, readonly Scope[]>>;
   /** Default `connection-id` header (the target bank). */
   connectionId?: string;
   /** Sent as `X-Participant-ID` on API calls when set. */
@@ -116,157 +87,22 @@ export interface ClientOptions {
 }
 
 /** Options after validation and defaults. */
-export interface ResolvedOptions {
+export interface ResolvedOptions extends PipelineConfig {
   clientId: string;
-  clientSecret: string;
-  environment: Environment;
-  baseUrl: string;
   authUrl: string;
   endpoints: Endpoints;
-  connectionId: string | undefined;
-  participantId: string | undefined;
   redirectUri: string | undefined;
-  cipher: FieldCipher;
-  cipherExplicit: boolean;
-  signatureEncoding: SignatureEncoding;
-  maxRetries: number;
-  maxRetryDelay: number;
-  timeout: number;
-  fetch: typeof fetch | undefined;
   tokenStore: TokenStore;
-  logger: ReturnType<typeof leveledLogger>;
-  rateLimit: { rate: number; burst: number; maxWait: number } | undefined;
-  decryptResponses: boolean;
-  sleep: Sleep;
-  now: () => number;
+  /** Scope overrides by operation name. */
+  operationScopes: Readonly<Record<string, readonly Scope[]>>;
 }
-
-/** A rate limit: calls per minute and the burst that may leave at once. @group Client */
-export interface RateLimit {
-  /** Calls per minute. */
-  rate: number;
-  /** Calls that may leave at once. */
-  burst: number;
-}
-
-/** The provider's published limits per environment. @group Client */
-export const PUBLISHED_RATE_LIMITS: Readonly<Record<Environment, RateLimit>> = Object.freeze({
-  sandbox: { rate: 100, burst: 200 },
-  production: { rate: 10, burst: 20 },
-});
 
 const KNOWN_OPTIONS = new Set<string>([
   'clientId', 'clientSecret', 'environment', 'baseUrl', 'authUrl', 'endpoints', 'connectionId', 'participantId',
   'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'timeout', 'fetch', 'tokenStore',
-  'logger', 'logLevel', 'rateLimit', 'decryptResponses', 'dangerouslyAllowBrowser', 'sleep', 'now',
+  'logger', 'logLevel', 'rateLimit', 'decryptResponses', 'dangerouslyAllowBrowser', 'sleep', 'now', 'operationScopes',
 ]);
 
-/** Collects option problems so the constructor reports all of them at once. */
-export class IssueList {
-  readonly issues: ValidationIssue[] = [];
-  add(path: string, message: string, code = 'invalid_option'): void {
-    this.issues.push({ path, message, code });
-  }
-  throwIfAny(what: string): void {
-    if (this.issues.length > 0) throw new ValidationError(what, this.issues);
-  }
-}
-
-/** Checks a string option; returns it trimmed of nothing (values are used as given). */
-export function checkString(issues: IssueList, path: string, value: unknown, required: boolean): string | undefined {
-  if (value === undefined || value === null) {
-    if (required) issues.add(path, 'is required', 'missing');
-    return undefined;
-  }
-  if (typeof value !== 'string') {
-    issues.add(path, `must be a string, got ${describeType(value)}`, 'invalid_type');
-    return undefined;
-  }
-  if (value.trim() === '') {
-    issues.add(path, 'must not be empty', 'too_small');
-    return undefined;
-  }
-  if (/[\r\n\0]/.test(value)) {
-    issues.add(path, 'must not contain line breaks or NUL characters', 'invalid_format');
-    return undefined;
-  }
-  return value;
-}
-
-/** The longest delay a JavaScript timer can hold (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-/** Checks a number option: finite, at least `min`, optionally an integer. */
-export function checkNumber(issues: IssueList, path: string, value: unknown, fallback: number, opts: { min: number; integer?: boolean; allowInfinity?: boolean }): number {
-  if (value === undefined) return fallback;
-  const ok =
-    typeof value === 'number' &&
-    !Number.isNaN(value) &&
-    (Number.isFinite(value) || (opts.allowInfinity === true && value === Infinity)) &&
-    value >= opts.min &&
-    (!opts.integer || Number.isInteger(value) || value === Infinity);
-  if (!ok) {
-    const kind = opts.integer ? 'an integer' : 'a number';
-    issues.add(path, `must be ${kind} ≥ ${opts.min}, got ${typeof value === 'number' ? String(value) : describeType(value)}`, 'invalid_value');
-    return fallback;
-  }
-  return value as number;
-}
-
-/**
- * Checks a timeout in milliseconds: at least 1 and at most {@link MAX_TIMER_MS}, since a timer
- * asked to wait longer fires after 1 ms and every attempt would time out at once.
- */
-export function checkTimeout(issues: IssueList, path: string, value: unknown, fallback: number): number {
-  const timeout = checkNumber(issues, path, value, fallback, { min: 1 });
-  if (timeout > MAX_TIMER_MS) {
-    issues.add(path, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days; a timer cannot wait longer), got ${timeout}`, 'invalid_value');
-    return fallback;
-  }
-  // Whole milliseconds: AbortSignal.timeout (token requests, registration) refuses a fraction with a
-  // RangeError, and timers do not resolve below 1 ms anyway.
-  return Math.ceil(timeout);
-}
-
-/** Characters a header value may carry (Latin-1 without control characters other than tab). */
-export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/** Checks a base or identity URL: absolute, http(s), https unless the host is loopback; no trailing slash. */
-export function checkUrl(issues: IssueList, path: string, value: unknown): string | undefined {
-  const text = checkString(issues, path, value, false);
-  if (text === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    issues.add(path, `must be an absolute URL with a scheme, e.g. https://api.example.com (got "${text}")`, 'invalid_url');
-    return undefined;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    issues.add(path, `must use https:// (got ${url.protocol}//)`, 'invalid_url');
-    return undefined;
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    issues.add(path, `must use https:// — the API requires TLS; plain http:// is allowed only for loopback hosts (got ${url.host})`, 'insecure_url');
-    return undefined;
-  }
-  if (url.username || url.password) {
-    issues.add(path, 'must not contain credentials', 'invalid_url');
-    return undefined;
-  }
-  if (url.search || url.hash) {
-    issues.add(path, 'must not contain a query or a fragment', 'invalid_url');
-    return undefined;
-  }
-  return url.href.replace(/\/+$/, '');
-}
-
-/** A short name for a value's type, for messages (never the value itself). */
-export function describeType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
-}
 
 function isInBrowser(): boolean {
   const g = globalThis as { window?: { document?: unknown } };
@@ -312,6 +148,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     }
   }
 
+  const operationScopes = checkOperationScopes(issues, input.operationScopes);
   const connectionId = checkString(issues, 'connectionId', input.connectionId, false);
   const participantId = checkString(issues, 'participantId', input.participantId, false);
   // Both travel as headers: a character a header cannot carry would fail every call at send time.
@@ -387,10 +224,31 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     timeout,
     fetch: input.fetch,
     tokenStore: input.tokenStore ?? new MemoryTokenStore(input.now ?? Date.now),
+    operationScopes,
     logger: leveledLogger(logger, logLevel),
     rateLimit,
     decryptResponses: input.decryptResponses ?? true,
     sleep: input.sleep ?? defaultSleep,
     now: input.now ?? Date.now,
   };
+}
+
+/** Checks `operationScopes`: known operation names, arrays of the spec's scopes. */
+function checkOperationScopes(issues: IssueList, value: unknown): Record<string, readonly Scope[]> {
+  const out: Record<string, readonly Scope[]> = {};
+  if (value === undefined) return out;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    issues.add('operationScopes', "must be an object such as { 'accounts.create': [] }", 'invalid_type');
+    return out;
+  }
+  for (const [name, scopes] of Object.entries(value)) {
+    if (!Object.hasOwn(OPERATION_SCOPES, name)) issues.add(`operationScopes.${name}`, 'is not a typed operation (see OPERATION_SCOPES for the names)', 'unrecognized_keys');
+    else if (!Array.isArray(scopes)) issues.add(`operationScopes.${name}`, 'must be an array of scopes ([] for none)', 'invalid_type');
+    else {
+      const unknown = scopes.filter((s) => !(SCOPES as readonly unknown[]).includes(s));
+      if (unknown.length > 0) issues.add(`operationScopes.${name}`, `has names that are not scopes of the spec: ${unknown.map((s) => JSON.stringify(String(s))).join(', ')}`, 'invalid_value');
+      else out[name] = Object.freeze([...(scopes as Scope[])]);
+    }
+  }
+  return out;
 }

@@ -12,4 +12,4 @@ export {
   type AuthorizationRequestParams,
 } from './auth/authorization.js';
 export { OAuthError, ValidationError, isOAuthError, isValidationError, type OAuthErrorCode, type ValidationIssue } from './errors.js';
-export type { Scope, ScopeInput } from './auth/scopes.js';
+export type { Scope, ScopeInput } from './core/scopes.js';

@@ -392,11 +392,12 @@ describe('OpenBanking.fetchRegistration', () => {
       username: 'ada',
       password: 'pw',
       fetch: async (input) => {
-        calls.push(String(input));
+        // The same contract as API calls: a custom fetch receives the complete Request.
+        calls.push(input instanceof Request ? `${input.method} ${input.url} ${input.headers.get('authorization')}` : String(input));
         return Response.json(approved);
       },
     });
-    expect(calls).toEqual(['http://127.0.0.1:9/dcr']);
+    expect(calls).toEqual([`GET http://127.0.0.1:9/dcr Basic ${btoa('ada:pw')}`]);
     expect(creds.client_id).toBe('cid-1');
   });
 

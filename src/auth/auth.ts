@@ -13,7 +13,7 @@ import { requestCodeExchange, requestRefresh } from './authorization-code.js';
 import { requestClientCredentials } from './client-credentials.js';
 import { DEVICE_POLL_INTERVAL, type DeviceAuthorization, pollDeviceAuthorization, requestDeviceAuthorization } from './device-code.js';
 import type { GrantContext } from './grant.js';
-import type { ScopeInput } from './scopes.js';
+import type { ScopeInput } from '../core/scopes.js';
 import type { TokenSet } from './token-store.js';
 
 /** What `ob.auth` needs from its client. */

@@ -4,8 +4,8 @@ import {
   generateRandomState,
 } from 'oauth4webapi';
 import { OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
-import { isLoopbackHost } from './loopback.js';
-import type { ScopeInput } from './scopes.js';
+import { isLoopbackHost } from '../core/loopback.js';
+import type { ScopeInput } from '../core/scopes.js';
 
 // This module is the whole of the browser-safe `openbanking-ng/pkce` entry: it must stay free of
 // the HTTP client, zod and the ciphers, and it never sees a client secret.

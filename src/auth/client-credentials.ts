@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { authorizationServer, type GrantContext, requestOptions, runGrant, toTokenSet } from './grant.js';
-import { scopeList } from './scopes.js';
+import { scopeList } from '../core/scopes.js';
 import { isFresh, type TokenSet, type TokenStore } from './token-store.js';
 
 /** In-process single flight, keyed by store and key: clients sharing a store share one request. */

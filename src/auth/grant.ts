@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { AbortError, ConnectionError, OAuthError, OpenBankingError, TimeoutError } from '../errors.js';
-import { isLoopbackHost } from './loopback.js';
+import { isLoopbackHost } from '../core/loopback.js';
 import type { TokenSet } from './token-store.js';
 
 /** What a grant needs to reach the identity host. */

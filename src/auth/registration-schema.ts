@@ -1,22 +1,31 @@
 import * as z from 'zod/mini';
-import type { RegistrationFields } from './registration.js';
 
 // The schema of `OpenBanking.register`'s body, in its own module so that zod loads with the first
 // registration rather than with the package.
 
 const text = z.string().check(z.minLength(1), z.maxLength(255));
 
+/** The spec's nine registration fields; `RegistrationFields` is its input type. */
 export const registrationRequestSchema = z.strictObject({
+  /** Login used later to fetch the credentials (`GET /dcr`); unique, and never reusable. */
   username: text,
+  /** Password of that login. */
   password: text,
+  /** The application's name, shown to customers on the consent page. */
   app_name: text,
+  /** What the application does. */
   app_description: z.optional(z.string().check(z.maxLength(255))),
+  /** Who builds it. */
   app_developer_name: z.optional(text),
+  /** The developer's postal address. */
   app_developer_address: z.optional(text),
+  /** The developer's email address. */
   app_developer_contact_email: z.optional(z.string().check(z.regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address'))),
+  /** The developer's phone number, e.g. `+2348012345678`. */
   // Written as people write them: `+2348012345678`, `+234 801 234 5678`, `0801-234-5678`, `(01) 234 5678`.
   app_developer_contact_phone: z.optional(
     z.string().check(z.refine((v) => /^\+?[\d\s().-]+$/.test(v) && /^(\D*\d){7,15}\D*$/.test(v), 'must be a phone number of 7 to 15 digits, e.g. +2348012345678')),
   ),
+  /** Where the identity host sends the customer back after consent: an absolute URL without a fragment. */
   redirect_url: z.string().check(z.refine((v) => URL.canParse(v) && !v.includes('#'), 'must be an absolute URL without a fragment')),
-}) satisfies z.ZodMiniType<RegistrationFields>;
+});

@@ -1,4 +1,6 @@
+import type * as z from 'zod/mini';
 import { toBase64 } from '../core/signature.js';
+import type { registrationRequestSchema } from './registration-schema.js';
 import {
   AbortError,
   ApiError,
@@ -10,34 +12,19 @@ import {
   ValidationError,
   type ValidationIssue,
 } from '../errors.js';
-import { type ClientOptions, checkTimeout, checkUrl, DEFAULT_ENDPOINTS, type Endpoints, type Environment, IssueList, SANDBOX_HOSTS } from '../options.js';
-import { toIssues } from '../schemas/issues.js';
+import { checkTimeout, checkUrl, IssueList } from '../core/checks.js';
+import { DEFAULT_ENDPOINTS, type Endpoints, type Environment, SANDBOX_HOSTS } from '../core/config.js';
+import { AttemptTimeout, describeNetworkFailure, type HttpMethod, sendOnce } from '../core/http.js';
+import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
+import { redactHeaders } from '../core/redact.js';
+import { toIssues } from '../core/zod-issues.js';
 
 /**
  * The spec's nine registration fields (`POST {auth_url}/dcr`). `username`, `password`,
  * `app_name` and `redirect_url` are required; the others are optional.
  * @group Registration
  */
-export interface RegistrationFields {
-  /** Login used later to fetch the credentials (`GET /dcr`); unique, and never reusable. */
-  username: string;
-  /** Password of that login. */
-  password: string;
-  /** The application's name, shown to customers on the consent page. */
-  app_name: string;
-  /** What the application does. */
-  app_description?: string;
-  /** Who builds it. */
-  app_developer_name?: string;
-  /** The developer's postal address. */
-  app_developer_address?: string;
-  /** The developer's email address. */
-  app_developer_contact_email?: string;
-  /** The developer's phone number, e.g. `+2348012345678`. */
-  app_developer_contact_phone?: string;
-  /** Where the identity host sends the customer back after consent: an absolute URL without a fragment. */
-  redirect_url: string;
-}
+export interface RegistrationFields extends z.input<typeof registrationRequestSchema> {}
 
 /** Where and how the registration calls reach the identity host. @group Registration */
 export interface RegistrationConnection {
@@ -171,42 +158,42 @@ export function normaliseRegistration(body: unknown, rawBody = '', httpStatus = 
   return out;
 }
 
-/** Sends one registration call and turns every failure into an SDK error. */
-async function call(what: string, conn: ReturnType<typeof resolveConnection>, init: RequestInit): Promise<Registration> {
-  const timeout = AbortSignal.timeout(conn.timeout);
-  const signal = conn.signal ? AbortSignal.any([conn.signal, timeout]) : timeout;
+/** Sends one registration call through the SDK's one send path and turns every failure into an SDK error. */
+async function call(what: string, conn: ReturnType<typeof resolveConnection>, method: HttpMethod, headers: Record<string, string>, body?: string): Promise<Registration> {
   let response: Response;
   let raw: string;
   try {
-    response = await (conn.fetch ?? globalThis.fetch)(conn.url, { ...init, signal, redirect: 'manual' });
-    raw = await response.text();
+    ({ response, text: raw } = await sendOnce({ method, url: conn.url, headers, body, signal: conn.signal, timeout: conn.timeout, fetch: conn.fetch }));
   } catch (failure) {
-    throw networkError(what, failure, conn.signal, timeout);
+    throw networkError(what, failure, conn.signal);
+  } finally {
+    // Registration is static (no client, so no logger option): OPENBANKING_LOG=debug shows it.
+    const log = leveledLogger(console, levelFromEnvironment() ?? 'warn');
+    if (log.enabled('debug')) log.debug(`openbanking-ng ${method} ${conn.url} (${what})`, { method, url: conn.url, headers: redactHeaders(headers) });
   }
-  let body: unknown;
+  let parsed: unknown;
   try {
-    body = raw.trim() === '' ? undefined : JSON.parse(raw);
+    parsed = raw.trim() === '' ? undefined : JSON.parse(raw);
   } catch {
-    body = undefined;
+    parsed = undefined;
   }
   if (!response.ok) {
-    const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : undefined;
+    const record = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
     if (record && typeof record.error === 'string') {
       throw new OAuthError(record.error, typeof record.error_description === 'string' ? record.error_description : undefined, { status: response.status });
     }
     if (response.status === 401) {
       throw new OAuthError('invalid_client', presentString(record?.message) ?? 'the identity host refused the username or password', { status: 401 });
     }
-    throw ApiError.from({ status: response.status, body, rawBody: raw, headers: response.headers });
+    throw ApiError.from({ status: response.status, body: parsed, rawBody: raw, headers: response.headers });
   }
-  return normaliseRegistration(body, raw, response.status);
+  return normaliseRegistration(parsed, raw, response.status);
 }
 
-function networkError(what: string, failure: unknown, caller: AbortSignal | undefined, timeout: AbortSignal): OpenBankingError {
+function networkError(what: string, failure: unknown, caller: AbortSignal | undefined): OpenBankingError {
   if (caller?.aborted) return new AbortError(`${what}: aborted`);
-  if (timeout.aborted) return new TimeoutError(`${what}: the identity host did not answer in time`);
-  const code = (failure as { cause?: { code?: unknown } } | null)?.cause?.code;
-  return new ConnectionError(`${what}: could not reach the identity host${typeof code === 'string' ? ` (${code})` : ''}`);
+  if (failure instanceof AttemptTimeout) return new TimeoutError(`${what}: the identity host did not answer in time`);
+  return new ConnectionError(`${what}: could not reach the identity host (${describeNetworkFailure(failure)})`);
 }
 
 /**
@@ -226,11 +213,7 @@ export async function register(params: RegisterParams): Promise<Registration> {
   const parsed = registrationRequestSchema.safeParse(fields);
   if (!parsed.success) issues.issues.push(...toIssues(parsed.error, fields));
   issues.throwIfAny('Invalid registration');
-  return call('registration', conn, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify(parsed.data),
-  });
+  return call('registration', conn, 'POST', { 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify(parsed.data));
 }
 
 /**
@@ -247,35 +230,5 @@ export async function fetchRegistration(params: FetchRegistrationParams): Promis
   if (typeof params.username === 'string' && params.username.includes(':')) issues.add('username', 'must not contain a colon (HTTP Basic)', 'invalid_format');
   issues.throwIfAny('Invalid parameters');
   const basic = toBase64(new TextEncoder().encode(`${params.username}:${params.password}`));
-  return call('fetching the registration', conn, { method: 'GET', headers: { authorization: `Basic ${basic}`, accept: 'application/json' } });
-}
-
-/**
- * The client options a registration implies: credentials, hosts, `connectionId`,
- * `participantId` and the first redirect URI; `options` override any of them. Throws
- * `ValidationError` while the registration has no credentials (still pending).
- */
-export function clientOptionsFromRegistration(credentials: Registration, options: Omit<ClientOptions, 'clientId' | 'clientSecret'> = {}): ClientOptions {
-  if (typeof credentials !== 'object' || credentials === null) {
-    throw new ValidationError('Cannot build a client from this registration', [{ path: '', message: 'must be the object OpenBanking.register returned', code: 'invalid_type' }]);
-  }
-  if (!credentials.client_id || !credentials.client_secret) {
-    const pending = credentials.status === 'PENDING_APPROVAL';
-    throw new ValidationError('Cannot build a client from this registration', [
-      {
-        path: pending ? 'status' : 'client_id',
-        message: pending
-          ? 'is PENDING_APPROVAL: the credentials are issued once the provider approves the registration; fetch them then (GET /dcr with your username and password)'
-          : 'client_id and client_secret are required',
-        code: pending ? 'pending_approval' : 'missing',
-      },
-    ]);
-  }
-  const derived: ClientOptions = { clientId: credentials.client_id, clientSecret: credentials.client_secret };
-  if (credentials.api_base_url) derived.baseUrl = credentials.api_base_url;
-  if (credentials.auth_base_url) derived.authUrl = credentials.auth_base_url;
-  if (credentials.connection_id) derived.connectionId = credentials.connection_id;
-  if (credentials.participant_id) derived.participantId = credentials.participant_id;
-  if (credentials.redirect_urls?.[0]) derived.redirectUri = credentials.redirect_urls[0];
-  return { ...derived, ...options };
+  return call('fetching the registration', conn, 'GET', { authorization: `Basic ${basic}`, accept: 'application/json' });
 }

@@ -1,4 +1,14 @@
-import type { Envelope } from './transport.js';
+/** The `{status, message, data}` envelope as the server sent it. @group Client */
+export interface Envelope<Data> {
+  /** ISO 8583-style response code (`'00'`) or `'success'`. */
+  status: string;
+  /** Human-readable text; never branch on it (pages reuse each other's messages). */
+  message: string;
+  /** The operation's result. */
+  data: Data;
+  /** Members the service may add. */
+  [extra: string]: unknown;
+}
 
 /**
  * Everything about one call's answer: the validated `data`, the envelope as sent, the fetch

@@ -27,8 +27,14 @@ export function levelFromEnvironment(): LogLevel | undefined {
   return LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : undefined;
 }
 
+/** A {@link Logger} that knows which levels it writes. */
+export interface LeveledLogger extends Logger {
+  /** True when messages at `level` are written. */
+  enabled(level: LogLevel): boolean;
+}
+
 /** A logger that drops messages above `level`. Details must already be redacted by the caller. */
-export function leveledLogger(logger: Logger, level: LogLevel): Logger & { enabled(level: LogLevel): boolean } {
+export function leveledLogger(logger: Logger, level: LogLevel): LeveledLogger {
   const max = LOG_LEVELS.indexOf(level);
   const enabled = (l: LogLevel) => max > 0 && LOG_LEVELS.indexOf(l) <= max;
   const at =

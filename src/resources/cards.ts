@@ -1,31 +1,49 @@
+import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
-import type { BearerSource, RequestOptions } from '../core/transport.js';
-import type { ResourceContext } from './resource.js';
+import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
-import { ValidationError } from '../errors.js';
-import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, type Card, type CardList, type CreateCardParams } from '../schemas/cards.js';
+import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS } from '../schemas/card-values.js';
+import type * as S from '../schemas/cards.js';
+import { defineOperation } from './operation.js';
+import { noInput, Resource } from './resource.js';
 
-// The card schemas (and zod with them) load with the first card call, not with the package.
-const createSchemas = new Lazy(() => import('../schemas/card-schemas.js').then((m) => ({ request: m.createCardSchema, response: m.cardSchema })));
-const listSchemas = new Lazy(() => import('../schemas/card-schemas.js').then((m) => ({ response: m.cardListSchema })));
+/** Body of `ob.cards.create`, from the spec's table. @group Cards */
+export interface CreateCardParams extends z.input<typeof S.createCardSchema> {}
+/** A card as `cards.create` returns it, secret fields decrypted by the cipher. Unknown fields are kept. @group Cards */
+export interface Card extends z.output<typeof S.cardSchema> {}
+/** A card of `cards.list`: every member optional, `card_status` open. Unknown fields are kept. @group Cards */
+export interface ListedCard extends z.output<typeof S.listedCardSchema> {}
+/** `data` of `ob.cards.list`. @group Cards */
+export interface CardList extends z.output<typeof S.cardListSchema> {}
+/** Expiry of a card. @group Cards */
+export type CardExpiry = CreateCardParams['card_expiry'];
+/** Delivery address of a card; fill it in for physical cards. @group Cards */
+export type CardAddress = NonNullable<CreateCardParams['card_address']>;
+/** An extension item carried on most requests and responses. @group Cards */
+export type CustomProperty = NonNullable<CreateCardParams['custom_properties']>[number];
 
-const LIST_SECRET_RESPONSE_FIELDS: readonly string[] = CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`);
+const schemas = new Lazy(() => import('../schemas/cards.js'));
+
+/** The card operations (§12 of the provider reference). */
+export const CARD_OPERATIONS = {
+  create: defineOperation({
+    name: 'cards.create', method: 'POST', path: '/cards', token: 'both', scopes: ['cards.create'], input: 'body',
+    schemas, request: 'createCardSchema', response: 'cardSchema',
+    secretRequestFields: CARD_SECRET_REQUEST_FIELDS, secretResponseFields: CARD_SECRET_RESPONSE_FIELDS,
+    source: '§12.1', completeness: 'full',
+  }),
+  list: defineOperation({
+    name: 'cards.list', method: 'GET', path: '/cards', token: 'both', scopes: ['cards.list'], input: 'none',
+    schemas, response: 'cardListSchema', secretResponseFields: CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`),
+    source: '§12.2', completeness: 'full',
+  }),
+};
 
 /**
- * Customer cards: `ob.cards`.
+ * Customer cards: `ob.cards` (client credentials) and `session.cards` (the customer's token).
  * @group Cards
  */
-export class Cards {
-  // Token sources are built once, not on every call.
-  readonly #createBearer: BearerSource;
-  readonly #listBearer: BearerSource;
-
-  /** @internal */
-  constructor(private readonly ctx: ResourceContext) {
-    this.#createBearer = ctx.bearer(['cards.create']);
-    this.#listBearer = ctx.bearer(['cards.list']);
-  }
-
+export class Cards extends Resource {
   /**
    * Creates a card (`POST {base_url}/cards`, scope `cards.create`). The PIN is encrypted by the
    * client's cipher; the secret fields of the answer are decrypted.
@@ -42,19 +60,7 @@ export class Cards {
    * ```
    */
   create(body: CreateCardParams, options?: RequestOptions): APIPromise<Card> {
-    return this.ctx.transport.request(
-      {
-        method: 'POST',
-        path: '/cards',
-        body,
-        schemas: createSchemas,
-        envelope: true,
-        secretRequestFields: CARD_SECRET_REQUEST_FIELDS,
-        secretResponseFields: CARD_SECRET_RESPONSE_FIELDS,
-        bearer: this.#createBearer,
-      },
-      options,
-    );
+    return this.run.call(CARD_OPERATIONS.create, [], body, options);
   }
 
   /**
@@ -65,23 +71,7 @@ export class Cards {
   list(options?: RequestOptions): APIPromise<CardList>;
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<CardList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<CardList> {
-    const twoArguments = arguments.length >= 2;
-    const precheck = () => {
-      if (twoArguments && first !== undefined && (typeof first !== 'object' || first === null || Object.keys(first).length > 0)) {
-        throw new ValidationError('Invalid parameters', [{ path: '', message: 'cards.list takes no parameters: pass undefined or {} before the request options', code: 'unrecognized_keys' }]);
-      }
-    };
-    return this.ctx.transport.request(
-      {
-        method: 'GET',
-        path: '/cards',
-        schemas: listSchemas,
-        envelope: true,
-        secretResponseFields: LIST_SECRET_RESPONSE_FIELDS,
-        bearer: this.#listBearer,
-      },
-      twoArguments ? second : (first as RequestOptions | undefined),
-      precheck,
-    );
+    const [input, options] = noInput(first, second);
+    return this.run.call(CARD_OPERATIONS.list, [], input, options);
   }
 }

@@ -1,8 +1,39 @@
-import type { BearerSource, Transport } from '../core/transport.js';
-import type { Scope } from '../auth/scopes.js';
+import type { RequestOptions } from '../core/call-options.js';
+import type { OperationRunner } from './runner.js';
 
-/** What a resource needs from its client: the transport and a token source per scope. */
-export interface ResourceContext {
-  transport: Transport;
-  bearer(scopes: readonly Scope[]): BearerSource;
+/**
+ * A namespace of operations (`ob.cards`, `session.accounts`, …): thin methods over the runner that
+ * the client or customer session built it with. The runner is held privately, so printing a
+ * namespace shows no part of the client.
+ */
+export abstract class Resource {
+  readonly #runner: OperationRunner;
+
+  /** @internal */
+  constructor(runner: OperationRunner) {
+    this.#runner = runner;
+  }
+
+  /** @internal The runner this namespace's methods call. */
+  protected get run(): OperationRunner {
+    return this.#runner;
+  }
+
+  /** A view for logs: the namespace's name only. */
+  toJSON(): Record<string, unknown> {
+    return { namespace: this.constructor.name };
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `${this.constructor.name} {}`;
+  }
+}
+
+/**
+ * The arguments of a method whose operation takes no input: `list(options)` or `list(undefined,
+ * options)` (per-call options second, like every other method) → `[input, options]`.
+ */
+export function noInput(first: unknown, second: RequestOptions | undefined): [unknown, RequestOptions | undefined] {
+  return second === undefined ? [undefined, first as RequestOptions | undefined] : [first, second];
 }

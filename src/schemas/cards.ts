@@ -1,129 +1,121 @@
-/**
- * The card shapes of the spec: constants and types, free of zod so that importing the package does
- * not load it. The zod schemas that check them are in card-schemas.ts, loaded with the first card
- * call.
+import * as z from 'zod/mini';
+import { CARD_MODES, CARD_STATUSES, CARD_TYPES } from './card-values.js';
+import { customPropertiesSchema, plainObject, text } from './common.js';
+
+/*
+ * The zod schemas of the card operations, loaded with the first card call: `import 'zod/mini'`
+ * costs more than the rest of the package's import together, and a process that never sends a
+ * card need not pay it. The public types (`Card`, `CreateCardParams`, …) are inferred from them.
  */
-/** Card types of the spec. @group Cards */
-export const CARD_TYPES = ['VIRTUAL', 'PHYSICAL', 'OTHER'] as const;
-/** Card modes of the spec. @group Cards */
-export const CARD_MODES = ['DEBIT', 'CREDIT', 'PREPAID', 'OTHER'] as const;
-/** Card statuses of the spec; a card is created in the status given. @group Cards */
-export const CARD_STATUSES = ['ACTIVE', 'INACTIVE', 'BLOCKED', 'LOST', 'STOLEN'] as const;
 
-/** `VIRTUAL`, `PHYSICAL` or `OTHER`. @group Cards */
-export type CardType = (typeof CARD_TYPES)[number];
-/** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. @group Cards */
-export type CardMode = (typeof CARD_MODES)[number];
-/** `ACTIVE`, `INACTIVE`, `BLOCKED`, `LOST` or `STOLEN`. @group Cards */
-export type CardStatus = (typeof CARD_STATUSES)[number];
+/** Expiry month (`'01'`–`'12'`) and four-digit year, as strings. */
+export const cardExpirySchema = plainObject(
+  z.strictObject({
+    /** Two digits, `'01'`–`'12'`. */
+    month: z.string().check(z.regex(/^(0[1-9]|1[0-2])$/, 'must be two digits from 01 to 12')),
+    /** Four digits, e.g. `'2029'`. */
+    year: z.string().check(z.regex(/^\d{4}$/, 'must be four digits, e.g. 2029')),
+  }),
+);
 
-/** Expiry of a card. @group Cards */
-export interface CardExpiry {
-  /** Two digits, `'01'`–`'12'`. */
-  month: string;
-  /** Four digits, e.g. `'2029'`. */
-  year: string;
-}
+/** Delivery address of a card (needed for physical cards). */
+export const cardAddressSchema = plainObject(
+  z.strictObject({
+    /** Street and number. */
+    street: z.optional(text()),
+    /** City. */
+    city: z.optional(text()),
+    /** State, e.g. `'Lagos'`. */
+    state: z.optional(text()),
+    /** Country, e.g. `'NG'`. */
+    country: z.optional(text()),
+  }),
+);
 
-/** Delivery address of a card; fill it in for physical cards. @group Cards */
-export interface CardAddress {
-  /** Street and number. */
-  street?: string;
-  /** City. */
-  city?: string;
-  /** State, e.g. `'Lagos'`. */
-  state?: string;
-  /** Country, e.g. `'NG'`. */
-  country?: string;
-}
+/**
+ * Body of `POST /cards`, from the spec's table. Unknown fields are refused (a typo would
+ * otherwise be dropped silently by the service).
+ */
+export const createCardSchema = plainObject(
+  z.strictObject({
+    /** Product identifier. */
+    product_id: z.optional(text()),
+    /** `VIRTUAL`, `PHYSICAL` or `OTHER`. */
+    card_type: z.optional(z.enum(CARD_TYPES)),
+    /** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. */
+    card_mode: z.optional(z.enum(CARD_MODES)),
+    /** The status the card is created in. */
+    card_status: z.enum(CARD_STATUSES),
+    /** `NGN`. */
+    card_currency: z.optional(z.literal('NGN')),
+    /** The 10-digit NUBAN account the card draws on. */
+    account_number: z.string().check(z.regex(/^\d{10}$/, 'must be a 10-digit NUBAN account number')),
+    /** Name of the card holder (at most 255 characters). */
+    card_holder_name: text(),
+    /** Default PIN in plaintext (4–12 digits); the client's cipher encrypts it on the wire. */
+    card_default_pin: z.string().check(z.regex(/^\d{4,12}$/, 'must be 4 to 12 digits')),
+    /** Expiry month and year. */
+    card_expiry: cardExpirySchema,
+    /** Delivery address. */
+    card_address: z.optional(cardAddressSchema),
+    /** Extension items. */
+    custom_properties: customPropertiesSchema,
+  }),
+);
 
-/** An extension item carried on most requests and responses. @group Cards */
-export interface CustomProperty {
-  /** Identifier. */
-  id: string;
-  /** What it means. */
-  description: string;
-  /** Its type, as the provider names it. */
-  type: string;
-  /** Its value. */
-  value: string;
-}
-
-/** Body of `ob.cards.create`, from the spec's table. @group Cards */
-export interface CreateCardParams {
-  /** Product identifier. */
-  product_id?: string;
-  /** `VIRTUAL`, `PHYSICAL` or `OTHER`. */
-  card_type?: CardType;
-  /** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. */
-  card_mode?: CardMode;
-  /** The status the card is created in. */
-  card_status: CardStatus;
-  /** `NGN`. */
-  card_currency?: 'NGN';
-  /** The 10-digit NUBAN account the card draws on. */
-  account_number: string;
-  /** Name of the card holder (at most 255 characters). */
-  card_holder_name: string;
-  /** Default PIN in plaintext (4–12 digits); the client's cipher encrypts it on the wire. */
-  card_default_pin: string;
-  /** Expiry month and year. */
-  card_expiry: CardExpiry;
-  /** Delivery address. */
-  card_address?: CardAddress;
-  /** Extension items. */
-  custom_properties?: CustomProperty[];
-}
-
-/** A card as the API returns it, secret fields decrypted by the cipher. Unknown fields are kept. @group Cards */
-export interface Card {
-  /** Card identifier. */
-  card_id: string;
-  /** Current status. */
-  card_status: CardStatus;
+const cardFields = {
   /** Customer identifier. */
-  customer_id?: string;
+  customer_id: z.optional(z.string()),
   /** Product identifier. */
-  product_id?: string;
+  product_id: z.optional(z.string()),
   /** Account the card is tied to. */
-  account_number?: string;
+  account_number: z.optional(z.string()),
   /** Card scheme, e.g. `'VISA'`. */
-  card_scheme?: string;
+  card_scheme: z.optional(z.string()),
   /** `VIRTUAL`, `PHYSICAL` or `OTHER`. */
-  card_type?: CardType;
+  card_type: z.optional(z.enum(CARD_TYPES)),
   /** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. */
-  card_mode?: CardMode;
+  card_mode: z.optional(z.enum(CARD_MODES)),
   /** Currency, `NGN`. */
-  card_currency?: string;
+  card_currency: z.optional(z.string()),
   /** Card holder name. */
-  card_holder_name?: string;
-  /** Last four digits of the card number (decrypted). */
-  card_number?: string;
+  card_holder_name: z.optional(z.string()),
+  /** Card number as the service returns it (decrypted by the cipher). */
+  card_number: z.optional(z.string()),
   /** CVV2 (decrypted). */
-  card_cvv2?: string;
+  card_cvv2: z.optional(z.string()),
   /** Default PIN (decrypted). */
-  card_default_pin?: string;
+  card_default_pin: z.optional(z.string()),
   /** Card token (decrypted). */
-  card_token?: string;
+  card_token: z.optional(z.string()),
   /** Expiry. */
-  card_expiry?: Partial<CardExpiry> & Record<string, unknown>;
+  card_expiry: z.optional(z.looseObject({ month: z.optional(z.string()), year: z.optional(z.string()) })),
   /** Delivery address. */
-  card_address?: CardAddress & Record<string, unknown>;
+  card_address: z.optional(z.looseObject({ street: z.optional(z.string()), city: z.optional(z.string()), state: z.optional(z.string()), country: z.optional(z.string()) })),
   /** Extension items. */
-  custom_properties?: Array<Partial<CustomProperty> & Record<string, unknown>>;
-  /** Fields the service added after this SDK was written. */
-  [extra: string]: unknown;
-}
+  custom_properties: z.optional(z.array(z.looseObject({ id: z.optional(z.string()), description: z.optional(z.string()), type: z.optional(z.string()), value: z.optional(z.string()) }))),
+};
 
-/** `data` of `ob.cards.list`. @group Cards */
-export interface CardList {
+/** `data` of a created card: `card_id` and `card_status` are required; unknown fields are kept. */
+export const cardSchema = z.looseObject({
+  /** Card identifier. */
+  card_id: z.string(),
+  /** Current status. */
+  card_status: z.enum(CARD_STATUSES),
+  ...cardFields,
+});
+
+/** A card of `GET /cards`: every member optional, `card_status` an open enum (the seed marks fields required only in the create response). */
+export const listedCardSchema = z.looseObject({
+  /** Card identifier. */
+  card_id: z.optional(z.string()),
+  /** Current status: one of {@link CARD_STATUSES}, or a status this SDK does not know yet. */
+  card_status: z.optional(z.string() as unknown as z.ZodMiniType<(typeof CARD_STATUSES)[number] | (string & {})>),
+  ...cardFields,
+});
+
+/** `data` of `GET /cards`: the list of the customer's cards. */
+export const cardListSchema = z.looseObject({
   /** The cards. */
-  cards: Card[];
-  /** Fields the service added after this SDK was written. */
-  [extra: string]: unknown;
-}
-
-/** Request fields the cipher encrypts. */
-export const CARD_SECRET_REQUEST_FIELDS = ['card_default_pin'] as const;
-/** Response fields the cipher decrypts. */
-export const CARD_SECRET_RESPONSE_FIELDS = ['card_number', 'card_cvv2', 'card_default_pin', 'card_token'] as const;
+  cards: z.array(listedCardSchema),
+});

@@ -1,4 +1,4 @@
-import type { Card } from '../schemas/cards.js';
+import type { Card } from '../resources/cards.js';
 
 /**
  * A card the sandbox holds, secret fields in plaintext, with who created it and under which

@@ -1,4 +1,5 @@
-import { SCOPES } from '../auth/scopes.js';
+import { SCOPES } from '../core/scopes.js';
+import type { SandboxBank } from './bank.js';
 import type { CardStore } from './card-store.js';
 import type { ClientRegistry, SandboxClient } from './clients.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -14,6 +15,8 @@ export interface SandboxContext {
   clients: ClientRegistry;
   tokens: TokenAuthority;
   cards: CardStore;
+  /** The seeded customer, accounts, transactions and holds. */
+  bank: SandboxBank;
   idempotency: IdempotencyStore;
   limiter: RateLimiter | undefined;
   /** The identity host URL and API base URL, without a trailing slash. */
@@ -23,8 +26,8 @@ export interface SandboxContext {
   authPath: string;
 }
 
-/** A route handler: one request in, one answer out. */
-export type RouteHandler = (ctx: SandboxContext, request: Request, url: URL) => Promise<Response>;
+/** A route handler: one request in, one answer out; `params` are the path parameters, decoded. */
+export type RouteHandler = (ctx: SandboxContext, request: Request, url: URL, params: Record<string, string>) => Promise<Response>;
 
 /**
  * Scopes the sandbox grants: every scope of the spec, plus `profile` and `email`, which the

@@ -1,7 +1,8 @@
 import type { Environment } from '../options.js';
+import { SandboxBank } from './bank.js';
 import { CardStore, type StoredCard } from './card-store.js';
 import { ClientRegistry, type SandboxClient } from './clients.js';
-import { KNOWN_SCOPES, parseScope, publicClient, type RouteHandler, type SandboxContext } from './context.js';
+import { KNOWN_SCOPES, parseScope, publicClient, type SandboxContext } from './context.js';
 import { applyFault, internalError } from './fault-effects.js';
 import { FaultInjector, type SandboxFaults } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
@@ -11,11 +12,7 @@ import { createRandom } from './random.js';
 import { RateLimiter } from './rate-limit.js';
 import { RequestLog, type SandboxRequestRecord, type SandboxRequests } from './requests.js';
 import { methodNotAllowed, notFound } from './responses.js';
-import { authorizeDecision, authorizePage } from './routes/authorize.js';
-import { createCard, listCards } from './routes/cards.js';
-import { fetchRegistration, register } from './routes/dcr.js';
-import { deviceAuthorization, deviceDecision, devicePageRoute } from './routes/device.js';
-import { DEVICE_CODE_GRANT, tokenEndpoint } from './routes/token.js';
+import { RouteTable } from './routes/table.js';
 import { TokenAuthority } from './tokens.js';
 
 /**
@@ -156,6 +153,7 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
     clients: new ClientRegistry(random, o.clients),
     tokens: new TokenAuthority(random, o.now, { token: o.tokenLifetime, code: o.codeLifetime, deviceCode: o.deviceCodeLifetime, deviceInterval: o.deviceCodeInterval }),
     cards: new CardStore(),
+    bank: new SandboxBank(),
     idempotency: new IdempotencyStore(),
     limiter: o.rateLimits ? new RateLimiter(o.rateLimits, o.now) : undefined,
     authUrl: stripSlash(o.authUrl),
@@ -165,36 +163,19 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
   const faults = new FaultInjector(random);
   const log = new RequestLog();
 
-  // Routes by full URL (origin and path) and method.
-  const routes = new Map<string, Map<string, RouteHandler>>();
-  const add = (url: string, method: string, handler: RouteHandler) => {
-    const key = new URL(url).href.replace(/\/+$/, '');
-    if (!routes.has(key)) routes.set(key, new Map());
-    routes.get(key)!.set(method, handler);
-  };
-  add(`${ctx.authUrl}/dcr`, 'POST', register);
-  add(`${ctx.authUrl}/dcr`, 'GET', fetchRegistration);
-  add(`${ctx.authUrl}/oauth/authorize`, 'GET', authorizePage);
-  add(`${ctx.authUrl}/oauth/authorize`, 'POST', authorizeDecision);
-  add(`${ctx.authUrl}/oauth/token`, 'POST', tokenEndpoint(['authorization_code', 'refresh_token'], `${ctx.authPath}/oauth2/token`));
-  add(`${ctx.authUrl}/oauth2/token`, 'POST', tokenEndpoint(['client_credentials', DEVICE_CODE_GRANT], `${ctx.authPath}/oauth/token`));
-  add(`${ctx.authUrl}/oauth2/device/code`, 'POST', deviceAuthorization);
-  add(`${ctx.authUrl}/device`, 'GET', devicePageRoute);
-  add(`${ctx.authUrl}/device`, 'POST', deviceDecision);
-  add(`${ctx.baseUrl}/cards`, 'POST', createCard);
-  add(`${ctx.baseUrl}/cards`, 'GET', listCards);
+  const routes = new RouteTable(ctx);
   const origins = new Set([o.authUrl.origin, o.baseUrl.origin]);
 
   const route = async (request: Request, url: URL, method: string): Promise<Response> => {
-    const methods = routes.get(`${url.origin}${url.pathname}`);
-    if (!methods) {
+    const match = routes.match(url.origin, url.pathname);
+    if (!match) {
       const hint = origins.has(url.origin) ? undefined : `this sandbox serves ${ctx.authUrl} and ${ctx.baseUrl}`;
       return notFound(method, url.pathname, hint);
     }
-    const handler = methods.get(method);
-    if (!handler) return methodNotAllowed(method, url.pathname, [...methods.keys()]);
+    const handler = match.methods.get(method);
+    if (!handler) return methodNotAllowed(method, url.pathname, [...match.methods.keys()]);
     try {
-      return await handler(ctx, request, url);
+      return await handler(ctx, request, url, match.params);
     } catch {
       return internalError();
     }
@@ -301,6 +282,7 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
       ctx.clients.reset();
       ctx.tokens.reset();
       ctx.cards.reset();
+      ctx.bank.reset();
       ctx.idempotency.reset();
       ctx.limiter?.clear();
       faults.reset();

@@ -139,7 +139,7 @@ describe('POST /cards over real HTTP: the spec checks and its error bodies', () 
 
   it('answers 404 for an unknown path and 405 for a wrong method', async () => {
     const { ob } = clientFor(server, app);
-    const error = (await ob.request({ method: 'GET', path: '/accounts', scope: 'accounts.list.readonly' }).catch((e: unknown) => e)) as ApiError;
+    const error = (await ob.request({ method: 'GET', path: '/loans', scope: 'loans.list' }).catch((e: unknown) => e)) as ApiError;
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.code).toBe('04');
     const res = await fetch(`${server.baseUrl}/cards`, { method: 'PUT' });

@@ -1,14 +1,11 @@
-import { createCardSchema } from '../../schemas/card-schemas.js';
-import { type Card, CARD_SECRET_RESPONSE_FIELDS } from '../../schemas/cards.js';
-import { toIssues } from '../../schemas/issues.js';
+import { CARD_SECRET_RESPONSE_FIELDS } from '../../schemas/card-values.js';
+import type { StoredCard } from '../card-store.js';
 import type { RouteHandler, SandboxContext } from '../context.js';
-import { canonicalJson } from '../idempotency.js';
+import { FIELD_TABLES } from '../fields.js';
 import { apiError, badRequest, json } from '../responses.js';
-import { type AdmittedCall, admit } from './gateway.js';
+import { type AdmittedCall, admit, fieldError, once, readObject } from './gateway.js';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+type Card = StoredCard['card'];
 
 /** The card with its secret fields encrypted by the sandbox's cipher, as the service sends it. */
 async function onTheWire(ctx: SandboxContext, card: Card): Promise<Record<string, unknown>> {
@@ -19,45 +16,42 @@ async function onTheWire(ctx: SandboxContext, card: Card): Promise<Record<string
   return out;
 }
 
-/** Decrypts the PIN, validates the body, stores the card and answers 201. */
+/** Decrypts the PIN, checks the body against the spec's table, stores the card and answers 201. */
 async function storeCard(ctx: SandboxContext, body: Record<string, unknown>, call: AdmittedCall): Promise<Response> {
-  const plain = { ...body };
-  if (typeof plain.card_default_pin === 'string') {
+  const input = { ...body };
+  if (typeof input.card_default_pin === 'string') {
     let pin: unknown;
     try {
-      pin = await ctx.options.cipher.decrypt(plain.card_default_pin);
+      pin = await ctx.options.cipher.decrypt(input.card_default_pin);
     } catch {
       pin = undefined;
     }
     if (typeof pin !== 'string') return badRequest('INVALID_FIELD', 'card_default_pin could not be decrypted with the client secret', 'card_default_pin');
-    plain.card_default_pin = pin;
+    input.card_default_pin = pin;
   }
-  const parsed = createCardSchema.safeParse(plain);
-  if (!parsed.success) {
-    const issues = toIssues(parsed.error, plain);
-    const first = issues.find((i) => i.code === 'missing') ?? issues[0]!;
-    return badRequest(first.code === 'missing' ? 'MISSING_FIELD' : 'INVALID_FIELD', `${first.path} ${first.message}`, first.path);
-  }
-  const input = parsed.data;
+  const refused = fieldError(FIELD_TABLES['cards.create'], input);
+  if (refused) return refused;
+  const text = (name: string, fallback: string) => (typeof input[name] === 'string' ? (input[name] as string) : fallback);
+  const accountNumber = input.account_number as string;
   const card: Card = {
     card_id: ctx.random.id('card_', 20),
-    customer_id: ctx.cards.customerFor(input.account_number, () => ctx.random.id('cus_', 16)),
-    product_id: input.product_id ?? 'PRD_DEBIT_STANDARD',
-    account_number: input.account_number,
+    customer_id: ctx.cards.customerFor(accountNumber, () => ctx.random.id('cus_', 16)),
+    product_id: text('product_id', 'PRD_DEBIT_STANDARD'),
+    account_number: accountNumber,
     card_scheme: 'VERVE',
-    card_type: input.card_type ?? 'VIRTUAL',
-    card_mode: input.card_mode ?? 'DEBIT',
-    card_status: input.card_status,
-    card_currency: input.card_currency ?? 'NGN',
-    card_holder_name: input.card_holder_name,
+    card_type: text('card_type', 'VIRTUAL') as Card['card_type'],
+    card_mode: text('card_mode', 'DEBIT') as Card['card_mode'],
+    card_status: input.card_status as Card['card_status'],
+    card_currency: text('card_currency', 'NGN'),
+    card_holder_name: input.card_holder_name as string,
     card_number: ctx.random.digits(4),
     card_cvv2: ctx.random.digits(3),
-    card_default_pin: input.card_default_pin,
+    card_default_pin: input.card_default_pin as string,
     card_token: ctx.random.id('tok_', 24),
-    card_expiry: { ...input.card_expiry },
+    card_expiry: { ...(input.card_expiry as Record<string, string>) },
   };
-  if (input.card_address) card.card_address = { ...input.card_address };
-  if (input.custom_properties) card.custom_properties = input.custom_properties.map((p) => ({ ...p }));
+  if (input.card_address) card.card_address = { ...(input.card_address as Record<string, string>) };
+  if (Array.isArray(input.custom_properties)) card.custom_properties = input.custom_properties.map((p) => ({ ...(p as Record<string, string>) }));
   let data: Record<string, unknown>;
   try {
     data = await onTheWire(ctx, card);
@@ -72,20 +66,9 @@ async function storeCard(ctx: SandboxContext, body: Record<string, unknown>, cal
 export const createCard: RouteHandler = async (ctx, request, url) => {
   const call = await admit(ctx, request, 'cards.create');
   if (call instanceof Response) return call;
-  const text = await request.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  if (!isRecord(body)) return badRequest('INVALID_REQUEST', 'The body must be a JSON object');
-  const fingerprint = `POST ${url.pathname}\n${canonicalJson(body)}`;
-  const result = await ctx.idempotency.run(call.token.clientId, call.idempotencyKey, fingerprint, () => storeCard(ctx, body, call));
-  if (result.kind === 'reused') {
-    return badRequest('IDEMPOTENCY_KEY_REUSED', 'idempotency-key was already used with a different request; use a new key for a new request', 'idempotency-key');
-  }
-  return result.response;
+  const body = await readObject(request);
+  if (body instanceof Response) return body;
+  return once(ctx, call, request, url, body, () => storeCard(ctx, body, call));
 };
 
 /** `GET {base_url}/cards`: the caller's cards (scope `cards.list`), secret fields encrypted. */

@@ -1,5 +1,7 @@
 import { computeSignature, type SignatureEncoding } from '../../core/signature.js';
 import { type SandboxContext, safeEqual } from '../context.js';
+import { checkFields, type FieldTable } from '../fields.js';
+import { canonicalJson } from '../idempotency.js';
 import { apiError, badRequest, tooManyRequests } from '../responses.js';
 import type { AccessTokenRecord } from '../tokens.js';
 
@@ -18,12 +20,16 @@ async function signatureMatches(secret: string, key: string, presented: string, 
   return false;
 }
 
+/** Which tokens an operation takes: client credentials, a customer's, or either. */
+export type TokenKind = 'client' | 'customer' | 'both';
+
 /**
  * What the API gateway checks on every call, in order: the rate limit (per client), the bearer
  * token (401 `status: '02'`), the `idempotency-key` header (400 `MISSING_FIELD`), the
- * `signature` (401 `status: '02'`), and the operation's scope (403 `status: '03'`).
+ * `signature` (401 `status: '02'`), the operation's scope (403 `status: '03'`), and the kind of
+ * token (403: a customer resource needs the customer's consent, a client token has none).
  */
-export async function admit(ctx: SandboxContext, request: Request, scope: string): Promise<AdmittedCall | Response> {
+export async function admit(ctx: SandboxContext, request: Request, scope: string, kind: TokenKind = 'both'): Promise<AdmittedCall | Response> {
   const authorization = request.headers.get('authorization') ?? '';
   const match = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(authorization);
   const token = match ? ctx.tokens.access(match[1]!) : 'unknown';
@@ -50,5 +56,42 @@ export async function admit(ctx: SandboxContext, request: Request, scope: string
   if (!token.scopes.includes(scope)) {
     return apiError(403, `Forbidden: the access token lacks the ${scope} scope`, { data: { required_scope: scope } });
   }
+  if (kind === 'customer' && token.kind !== 'customer') {
+    return apiError(403, "Forbidden: this operation acts on a customer's resources and needs an access token the customer consented to", { data: { required_token: 'customer' } });
+  }
+  if (kind === 'client' && token.kind !== 'client') {
+    return apiError(403, 'Forbidden: this operation needs a client-credentials access token', { data: { required_token: 'client' } });
+  }
   return { token, idempotencyKey };
+}
+
+/** The request's JSON object body, or the 400 the service answers when it is not one. */
+export async function readObject(request: Request): Promise<Record<string, unknown> | Response> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.text());
+  } catch {
+    body = undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest('INVALID_REQUEST', 'The body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+/** The first field problem of `body` against `table`, as the service's 400; undefined when it passes. */
+export function fieldError(table: FieldTable, body: Record<string, unknown>): Response | undefined {
+  const problem = checkFields(table, body);
+  return problem && badRequest(problem.errorCode, problem.message, problem.field);
+}
+
+/**
+ * Runs a state-changing operation once per idempotency key: the same key with the same method,
+ * path and body replays the first answer; with another, 400 `IDEMPOTENCY_KEY_REUSED`.
+ */
+export async function once(ctx: SandboxContext, call: AdmittedCall, request: Request, url: URL, body: unknown, perform: () => Promise<Response>): Promise<Response> {
+  const fingerprint = `${request.method.toUpperCase()} ${url.pathname}\n${canonicalJson(body)}`;
+  const result = await ctx.idempotency.run(call.token.clientId, call.idempotencyKey, fingerprint, perform);
+  if (result.kind === 'reused') {
+    return badRequest('IDEMPOTENCY_KEY_REUSED', 'idempotency-key was already used with a different request; use a new key for a new request', 'idempotency-key');
+  }
+  return result.response;
 }

@@ -1,6 +1,4 @@
-import type { RequestParams } from '../client.js';
-import type { APIPromise } from '../core/api-promise.js';
-import type { BearerSource, RequestOptions } from '../core/transport.js';
+import type { BearerSource } from '../core/attempts.js';
 import { OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
 import { isFresh, type TokenSet, type TokenSetInput } from './token-store.js';
 
@@ -18,12 +16,8 @@ export interface CustomerSessionOptions {
   onTokens?: (tokens: TokenSet) => void | Promise<void>;
 }
 
-/** What a session needs from its client. */
-export interface CustomerSessionContext {
-  /** Sends `ob.request` parameters through the client's pipeline with the given bearer source. */
-  send<Data>(params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data>;
-  /** The client-credentials bearer source for `params.scope` (calls with `customer: false`). */
-  clientBearer(params: RequestParams): BearerSource;
+/** What a customer's tokens need from their client. */
+export interface CustomerTokensContext {
   /** The refresh grant (`ob.auth.refresh`). */
   refresh(refreshToken: string): Promise<TokenSet>;
   /** The client's clock in milliseconds. */
@@ -63,35 +57,11 @@ function perCall(error: unknown): unknown {
 }
 
 /**
- * A customer's view of the client, from `ob.forCustomer(tokens, { onTokens })`: its calls carry
- * the customer's access token instead of a client-credentials token.
- *
- * - The access token is refreshed ahead of expiry (when less than min(30 s, 10 % of its
- *   lifetime) remains), and after a 401 (one refresh, one more attempt).
- * - Any number of concurrent calls share **one** refresh request; `onTokens` is awaited with
- *   the new set before they go on. A rotated refresh token replaces the old one; when the server
- *   does not rotate, the old one is kept.
- * - A refresh the identity host refuses (`OAuthError`, e.g. `invalid_grant`) rejects every
- *   waiting call with that error and is **never retried**: every later call rejects with it too
- *   until {@link CustomerSession.setTokens} gives the session new tokens (e.g. reloaded from your
- *   store, after another process refreshed them). A refresh that failed to reach the identity
- *   host (`ConnectionError`) rejects the waiting calls; the next call tries once more.
- * - Without a refresh token the session uses the access token until it expires, then rejects
- *   with `OAuthError('no_refresh_token')`.
- *
- * Bad tokens or options do not throw here: every call of the session rejects with the
- * `ValidationError`.
- *
- * @example
- * ```ts
- * const customer = ob.forCustomer(await db.loadTokens(userId), {
- *   onTokens: (tokens) => db.saveTokens(userId, tokens),
- * });
- * const accounts = await customer.request({ method: 'GET', path: '/accounts' });
- * ```
- * @group OAuth
+ * A customer's token set and its refresh: the bearer source of a customer session. See
+ * `CustomerSession` for the rules (refresh ahead of expiry, one refresh for concurrent calls,
+ * never a replayed refresh grant).
  */
-export class CustomerSession {
+export class CustomerTokens {
   #tokens!: TokenSet;
   #invalid: ValidationError | undefined;
   #failure: OAuthError | undefined;
@@ -99,14 +69,14 @@ export class CustomerSession {
   /** Bumped whenever the caller replaces the tokens, so a late refresh answer cannot overwrite them. */
   #generation = 0;
   readonly #onTokens: CustomerSessionOptions['onTokens'];
-  readonly #ctx: CustomerSessionContext;
-  readonly #bearer: BearerSource = {
+  readonly #ctx: CustomerTokensContext;
+  /** The token source API calls use. */
+  readonly bearer: BearerSource = {
     token: () => this.#accessToken().catch((error: unknown) => Promise.reject(perCall(error))),
     renew: (rejected) => this.#renew(rejected).catch((error: unknown) => Promise.reject(perCall(error))),
   };
 
-  /** @internal Use `ob.forCustomer(tokens, options)`. */
-  constructor(ctx: CustomerSessionContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
+  constructor(ctx: CustomerTokensContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
     this.#ctx = ctx;
     this.#onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
     this.#replace(tokens, options);
@@ -135,30 +105,10 @@ export class CustomerSession {
     return { ...(await this.#refresh()) };
   }
 
-  /**
-   * Calls any API operation with the customer's access token, through the same pipeline as
-   * `ob.request` (idempotency key, signature, retries, envelope). Pass `customer: false` to use a
-   * client-credentials token with `scope` instead.
-   *
-   * @example
-   * ```ts
-   * const balances = await customer.request({ method: 'GET', path: '/accounts/0123456789/balances' });
-   * ```
-   */
-  request<Data = unknown>(params: RequestParams, options?: RequestOptions): APIPromise<Data> {
-    const bearer = params?.customer === false ? this.#ctx.clientBearer(params) : this.#bearer;
-    return this.#ctx.send<Data>(params, options, bearer);
-  }
-
   /** A view for logs: expiry and scope, never a token. */
   toJSON(): Record<string, unknown> {
     const t = this.#tokens ?? {};
     return { expires_at: t.expires_at, scope: t.scope, refreshable: typeof t.refresh_token === 'string' };
-  }
-
-  /** @internal */
-  [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `CustomerSession ${JSON.stringify(this.toJSON())}`;
   }
 
   #replace(tokens: TokenSetInput, options: CustomerSessionOptions | undefined): void {

@@ -1,0 +1,91 @@
+import type { FieldCipher } from '../crypto/cipher.js';
+import type { LeveledLogger } from './logger.js';
+import type { Sleep } from './retry.js';
+import type { SignatureEncoding } from './signature.js';
+
+/* The provider's environments, hosts, identity-host paths and published limits: plain data every layer reads. */
+
+/** Which of the provider's environments the client talks to. @group Client */
+export type Environment = 'sandbox' | 'production';
+
+/** Paths on the identity host, and the one unofficial path on the API gateway; each can be overridden. @group Client */
+export interface Endpoints {
+  /** Authorization endpoint. Default `/oauth/authorize`. */
+  authorize: string;
+  /** Code exchange and refresh. Default `/oauth/token`. */
+  token: string;
+  /** Client credentials (and device-code polling). Default `/oauth2/token`. */
+  clientCredentials: string;
+  /** Device authorization. Default `/oauth2/device/code`. */
+  deviceCode: string;
+  /** Dynamic client registration. Default `/dcr`. */
+  registration: string;
+  /**
+   * `transfers.create` on the API gateway (under `baseUrl`). Default `/transactions/transfer`: the
+   * provider's reference shows no path for this operation, so the default is the one a working
+   * integration uses (unofficial); override it when your provider documents another.
+   */
+  transfer: string;
+}
+
+/** Default identity-host paths, as the spec gives them. @group Client */
+export const DEFAULT_ENDPOINTS: Readonly<Endpoints> = Object.freeze({
+  authorize: '/oauth/authorize',
+  token: '/oauth/token',
+  clientCredentials: '/oauth2/token',
+  deviceCode: '/oauth2/device/code',
+  registration: '/dcr',
+  transfer: '/transactions/transfer',
+});
+
+/** Where the API gateway and the identity host live. @group Client */
+export interface Hosts {
+  /** API gateway including the version path. */
+  baseUrl: string;
+  /** Identity host. */
+  authUrl: string;
+}
+
+/** The provider's published sandbox hosts. @group Client */
+export const SANDBOX_HOSTS: Readonly<Hosts> = Object.freeze({
+  baseUrl: 'https://api-sandbox.sparkle.fyi/openapi/v1',
+  authUrl: 'https://identity-sandbox.sparkle.fyi',
+});
+
+
+/** A rate limit: calls per minute and the burst that may leave at once. @group Client */
+export interface RateLimit {
+  /** Calls per minute. */
+  rate: number;
+  /** Calls that may leave at once. */
+  burst: number;
+}
+
+/** The provider's published limits per environment. @group Client */
+export const PUBLISHED_RATE_LIMITS: Readonly<Record<Environment, RateLimit>> = Object.freeze({
+  sandbox: { rate: 100, burst: 200 },
+  production: { rate: 10, burst: 20 },
+});
+
+
+/** The settings the request pipeline works with: the client's options after validation and defaults. */
+export interface PipelineConfig {
+  clientSecret: string;
+  environment: Environment;
+  baseUrl: string;
+  connectionId: string | undefined;
+  participantId: string | undefined;
+  cipher: FieldCipher;
+  /** The cipher was chosen by the caller (production refuses to send secrets otherwise). */
+  cipherExplicit: boolean;
+  signatureEncoding: SignatureEncoding;
+  maxRetries: number;
+  maxRetryDelay: number;
+  timeout: number;
+  fetch: typeof fetch | undefined;
+  logger: LeveledLogger;
+  rateLimit: { rate: number; burst: number; maxWait: number } | undefined;
+  decryptResponses: boolean;
+  sleep: Sleep;
+  now: () => number;
+}

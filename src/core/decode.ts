@@ -1,0 +1,39 @@
+import type * as z from 'zod/mini';
+import { ResponseValidationError, type ValidationIssue } from '../errors.js';
+import type { Envelope } from './api-promise.js';
+import { toIssues } from './zod-issues.js';
+
+/** A 2xx answer, decoded: `data` validated against its schema (unknown fields kept), the envelope as sent. */
+export interface Decoded {
+  data: unknown;
+  envelope: Envelope<unknown> | undefined;
+}
+
+/**
+ * Reads a 2xx body: JSON, the `{status, message, data}` envelope when `envelope` is set (success is
+ * decided by the HTTP status alone, never by `status` or `message`), then `data` through `schema`.
+ * Anything else rejects with {@link ResponseValidationError} carrying the raw body.
+ */
+export function decodeSuccess(response: Response, text: string, envelope: boolean, schema: z.ZodMiniType | undefined, idempotencyKey: string): Decoded {
+  const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey });
+  if (text.trim() === '') {
+    if (envelope || schema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
+    return { data: undefined, envelope: undefined };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid([{ path: '', message: `the body is not JSON (content-type: ${response.headers.get('content-type') ?? 'none'})`, code: 'invalid_json' }]);
+  }
+  const isEnvelope = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'data' in parsed;
+  if (envelope && !isEnvelope) throw invalid([{ path: 'data', message: 'the {status, message, data} envelope is missing', code: 'invalid_envelope' }]);
+  const sent = isEnvelope ? (parsed as Envelope<unknown>) : undefined;
+  let data: unknown = sent ? sent.data : parsed;
+  if (schema) {
+    const result = schema.safeParse(data);
+    if (!result.success) throw invalid(toIssues(result.error, data, 'data'));
+    data = result.data;
+  }
+  return { data, envelope: sent };
+}

@@ -1,0 +1,115 @@
+import { OpenBankingError } from '../errors.js';
+import { Lazy } from './lazy.js';
+
+/**
+ * ky and uuid load with the first request, not with the package: importing ky runs its feature
+ * detection, which builds a `Request` and so loads Node's whole fetch implementation (undici),
+ * and uuid's entry loads every UUID version. Deferred, they leave the import of the package to
+ * what it needs (docs/performance.md); the first call pays what hand-written fetch code pays on
+ * its first request anyway.
+ */
+export const httpLayer = new Lazy(() => import('./http-layer.js'));
+
+/** HTTP methods the API uses. @group Client */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One request as the SDK sends it: every request it makes (API, registration) goes through {@link sendOnce}. */
+export interface OutgoingRequest {
+  method: HttpMethod;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  /** The caller's signal: aborts this attempt. */
+  signal: AbortSignal | undefined;
+  /** This attempt's timeout (ms); reading the body counts. */
+  timeout: number;
+  /** A custom fetch; default `globalThis.fetch`, read per attempt so that interceptors such as msw apply. */
+  fetch: typeof fetch | undefined;
+}
+
+/** Thrown by {@link sendOnce} when the attempt's own timer fired. */
+export class AttemptTimeout extends Error {
+  constructor() {
+    super('attempt timeout');
+  }
+}
+
+/** The longest delay `setTimeout` takes; a longer attempt timeout sets no timer at all. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The attempt timer's callback: one function for every attempt, the controller passed as argument. */
+function abortAttempt(controller: AbortController): void {
+  controller.abort(new AttemptTimeout());
+}
+
+/**
+ * One attempt through ky, body read to the end. ky builds the request (URL, method, headers) and
+ * hands it to fetch; the body and the attempt's signal join it there. Handing ky the body instead
+ * costs, on every attempt, a body stream for ky's Request, a tee() of it for the clone ky keeps
+ * for retries of its own (unused: the SDK retries) and an identity TransformStream when fetch
+ * re-wraps that Request; handing ky the signal adds an `AbortSignal.any`. Together that was about
+ * a third of a call's CPU on Node (docs/performance.md). The attempt's timer also covers reading
+ * the body. Rejects with {@link AttemptTimeout} when the timer fired, with fetch's error otherwise.
+ */
+export async function sendOnce(request: OutgoingRequest): Promise<{ response: Response; text: string }> {
+  const http = httpLayer.value ?? (await httpLayer.load());
+  const { signal, timeout } = request;
+  const controller = new AbortController();
+  const timer = timeout <= MAX_TIMER_MS ? setTimeout(abortAttempt, timeout, controller) : undefined;
+  const onAbort = signal ? () => controller.abort(signal.reason) : undefined;
+  if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
+  try {
+    // Never follow a redirect: it would re-send the signature, the key and the body to the Location.
+    const init: RequestInit = { body: request.body, signal: controller.signal, redirect: 'manual' };
+    const custom = request.fetch;
+    const response = await http.ky(request.url, {
+      method: request.method,
+      headers: request.headers,
+      retry: 0,
+      timeout: false,
+      throwHttpErrors: false,
+      // A custom fetch (e.g. a sandbox handler that takes one Request) gets the complete Request;
+      // the global fetch, read per attempt so that interceptors such as msw apply, takes it as init.
+      fetch: custom ? (req) => custom(new Request(req, init)) : (req) => globalThis.fetch(req, init),
+    });
+    const text = await response.text();
+    return { response, text };
+  } catch (error) {
+    if (controller.signal.reason instanceof AttemptTimeout) throw controller.signal.reason;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal!.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Keeps a cause's class and message for debugging, never arbitrary attached data. */
+export function scrubCause(cause: unknown): unknown {
+  if (cause instanceof OpenBankingError) return cause;
+  if (cause instanceof Error) {
+    const copy = new Error(cause.message.slice(0, 200));
+    copy.name = cause.name;
+    const code = (cause as { code?: unknown }).code ?? (cause as { cause?: { code?: unknown } }).cause?.code;
+    if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
+    return copy;
+  }
+  return undefined;
+}
+
+/** A short reason for a network failure: the system error code where there is one. */
+export function describeNetworkFailure(failure: unknown): string {
+  const cause = (failure as { cause?: { code?: string; message?: string } } | null)?.cause;
+  if (cause?.code) return cause.code;
+  if (failure instanceof Error) return failure.message;
+  return 'network failure';
+}
+
+/** The body as JSON, or undefined when it is empty or not JSON. */
+export function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

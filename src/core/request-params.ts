@@ -1,0 +1,59 @@
+import { type ValidationIssue } from '../errors.js';
+import { describeType } from './checks.js';
+import type { HttpMethod } from './http.js';
+import { type Scope, SCOPES } from './scopes.js';
+
+/**
+ * Parameters of `ob.request` and `session.request`: any API operation through the same pipeline.
+ * @group Client
+ */
+export interface RequestParams {
+  /** HTTP method. */
+  method: HttpMethod;
+  /** Path under the base URL, starting with `/`, e.g. `/accounts`. Encode path segments yourself. */
+  path: string;
+  /** JSON body. */
+  body?: unknown;
+  /** Query parameters; `undefined` values are left out, arrays repeat the name. */
+  query?: Record<string, string | number | boolean | Date | undefined | null | readonly (string | number | boolean)[]>;
+  /** Client-credentials scope(s) the operation needs. */
+  scope?: Scope | readonly Scope[];
+  /** Use the customer's token (only on a customer session from `ob.forCustomer`). */
+  customer?: boolean;
+}
+
+const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const REQUEST_KEYS = new Set(['method', 'path', 'body', 'query', 'scope', 'customer']);
+
+/** Checks `request` parameters; returns the problems. */
+export function checkRequestParams(params: RequestParams): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (typeof params !== 'object' || params === null) {
+    return [{ path: '', message: `must be an object { method, path, ... }, got ${describeType(params)}`, code: 'invalid_type' }];
+  }
+  for (const key of Object.keys(params)) {
+    if (!REQUEST_KEYS.has(key)) issues.push({ path: key, message: 'is not a request parameter', code: 'unrecognized_keys' });
+  }
+  if (typeof params.method !== 'string' || !METHODS.includes(params.method)) {
+    issues.push({ path: 'method', message: `must be one of ${METHODS.join(', ')}`, code: 'invalid_value' });
+  }
+  if (typeof params.path !== 'string' || !params.path.startsWith('/') || params.path.startsWith('//') || /[\s?#]|(^|\/)\.\.?(\/|$)/.test(params.path)) {
+    issues.push({ path: 'path', message: 'must be a path starting with / without spaces, query, fragment or dot segments', code: 'invalid_format' });
+  }
+  if (params.query !== undefined && (typeof params.query !== 'object' || params.query === null || Array.isArray(params.query))) {
+    issues.push({ path: 'query', message: 'must be an object', code: 'invalid_type' });
+  }
+  if (params.scope !== undefined) {
+    const list = typeof params.scope === 'string' ? [params.scope] : Array.isArray(params.scope) ? params.scope : undefined;
+    if (!list) issues.push({ path: 'scope', message: 'must be a scope name or an array of them', code: 'invalid_type' });
+    else for (const s of list) if (!(SCOPES as readonly string[]).includes(s)) issues.push({ path: 'scope', message: `"${String(s)}" is not a scope of the spec`, code: 'invalid_value' });
+  }
+  if (params.customer !== undefined && typeof params.customer !== 'boolean') issues.push({ path: 'customer', message: 'must be a boolean', code: 'invalid_type' });
+  return issues;
+}
+
+/** The scopes named by `params.scope`, as a list. */
+export function requestScopes(params: RequestParams): Scope[] {
+  const scope = params?.scope;
+  return (typeof scope === 'string' ? [scope] : Array.isArray(scope) ? [...(scope as Scope[])] : []);
+}

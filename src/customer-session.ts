@@ -1,0 +1,112 @@
+import type { CustomerSessionOptions, CustomerTokens } from './auth/customer-tokens.js';
+import type { TokenSet, TokenSetInput } from './auth/token-store.js';
+import type { APIPromise } from './core/api-promise.js';
+import type { BearerSource } from './core/attempts.js';
+import type { RequestOptions } from './core/call-options.js';
+import type { RequestParams } from './core/request-params.js';
+import { Namespaces } from './resources/namespaces.js';
+import type { OperationRunner } from './resources/runner.js';
+
+/** What a session needs from the client that made it. */
+export interface SessionLink {
+  runner: OperationRunner;
+  tokens: CustomerTokens;
+  /** Sends `request` parameters through the client's pipeline with the given bearer source. */
+  send<Data>(params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data>;
+  /** The client-credentials token source for `params.scope` (`request` with `customer: false`). */
+  clientBearer(params: RequestParams): BearerSource;
+}
+
+/**
+ * A customer's view of the client, from `ob.forCustomer(tokens, { onTokens })`: every namespace
+ * (`session.accounts.list()`, `session.customers.retrieve()`, …) and `request()`, with the
+ * customer's access token where the operation acts on the customer's resources, and client
+ * credentials where it does not (e.g. `accounts.create`).
+ *
+ * - The access token is refreshed ahead of expiry (when less than min(30 s, 10 % of its
+ *   lifetime) remains), and after a 401 (one refresh, one more attempt).
+ * - Any number of concurrent calls share **one** refresh request; `onTokens` is awaited with
+ *   the new set before they go on. A rotated refresh token replaces the old one; when the server
+ *   does not rotate, the old one is kept.
+ * - A refresh the identity host refuses (`OAuthError`, e.g. `invalid_grant`) rejects every
+ *   waiting call with that error and is **never retried**: every later call rejects with it too
+ *   until {@link CustomerSession.setTokens} gives the session new tokens (e.g. reloaded from your
+ *   store, after another process refreshed them). A refresh that failed to reach the identity
+ *   host (`ConnectionError`) rejects the waiting calls; the next call tries once more.
+ * - Without a refresh token the session uses the access token until it expires, then rejects
+ *   with `OAuthError('no_refresh_token')`.
+ *
+ * Bad tokens or options do not throw here: every call of the session rejects with the
+ * `ValidationError`.
+ *
+ * @example
+ * ```ts
+ * import { OpenBanking, type TokenSet } from 'openbanking-ng';
+ * declare const ob: OpenBanking;
+ * declare const db: { loadTokens(id: string): Promise<TokenSet>; saveTokens(id: string, t: TokenSet): Promise<void> };
+ * const customer = ob.forCustomer(await db.loadTokens('user-1'), {
+ *   onTokens: (tokens) => db.saveTokens('user-1', tokens),
+ * });
+ * const { accounts } = await customer.accounts.list();
+ * ```
+ * @group OAuth
+ */
+export class CustomerSession extends Namespaces {
+  readonly #link: SessionLink;
+
+  /** @internal Use `ob.forCustomer(tokens, options)`. */
+  constructor(link: SessionLink) {
+    super(link.runner);
+    this.#link = link;
+  }
+
+  /** The current token set (a copy): the one given, or the latest refreshed one. */
+  get tokens(): TokenSet {
+    return this.#link.tokens.tokens;
+  }
+
+  /**
+   * Replaces the session's tokens, e.g. with a set another process refreshed and stored. Ends a
+   * failed state, and wins over a refresh still in flight (its late answer is dropped).
+   * Bad tokens make every later call reject with `ValidationError`.
+   */
+  setTokens(tokens: TokenSetInput): void {
+    this.#link.tokens.setTokens(tokens);
+  }
+
+  /**
+   * Refreshes now (sharing a refresh already in flight) and resolves to the new set; `onTokens`
+   * is called as for an automatic refresh.
+   */
+  refresh(): Promise<TokenSet> {
+    return this.#link.tokens.refresh();
+  }
+
+  /**
+   * Calls any API operation with the customer's access token, through the same pipeline as
+   * `ob.request` (idempotency key, signature, retries, envelope). Pass `customer: false` to use a
+   * client-credentials token with `scope` instead.
+   *
+   * @example
+   * ```ts
+   * declare const customer: import('openbanking-ng').CustomerSession;
+   * const loans = await customer.request({ method: 'GET', path: '/loans' });
+   * ```
+   */
+  request<Data = unknown>(params: RequestParams, options?: RequestOptions): APIPromise<Data> {
+    const bearer = params?.customer === false ? this.#link.clientBearer(params) : this.#link.tokens.bearer;
+    return this.#link.send<Data>(params, options, bearer);
+  }
+
+  /** A view for logs: expiry and scope, never a token. */
+  toJSON(): Record<string, unknown> {
+    return this.#link.tokens.toJSON();
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `CustomerSession ${JSON.stringify(this.toJSON())}`;
+  }
+}
+
+export type { CustomerSessionOptions };

@@ -1,0 +1,149 @@
+import type * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
+import { Lazy } from '../core/lazy.js';
+import type { PagePromise } from '../core/page-promise.js';
+import type * as S from '../schemas/accounts.js';
+import { defineOperation } from './operation.js';
+import { noInput, Resource } from './resource.js';
+import type { OperationRunner } from './runner.js';
+
+/** Body of `ob.accounts.create` (no field is flagged required by the provider). @group Accounts */
+export interface OpenAccountParams extends z.input<typeof S.openAccountSchema> {}
+/** What opening an account returns: **no `account_number`** (it arrives later, in `accounts.list()`). @group Accounts */
+export interface OpenedAccount extends z.output<typeof S.openedAccountSchema> {}
+/** One of the customer's accounts. @group Accounts */
+export interface Account extends z.output<typeof S.accountSchema> {}
+/** `data` of `accounts.list`. @group Accounts */
+export interface AccountList extends z.output<typeof S.accountListSchema> {}
+/** An account's balances, in major units. @group Accounts */
+export interface AccountBalances extends z.output<typeof S.balancesSchema> {}
+/** Query of `accounts.transactions.list`: `from` and `to` (`YYYY-MM-DD`) required, `page` to start from. @group Accounts */
+export interface TransactionListParams extends z.input<typeof S.transactionsQuerySchema> {}
+/** Totals of a transaction range, and its paging (`pages`, `records_per_page`). @group Accounts */
+export interface TransactionSummary extends z.output<typeof S.transactionSummarySchema> {}
+/** One transaction of an account. @group Accounts */
+export interface AccountTransaction extends z.output<typeof S.accountTransactionSchema> {}
+/** `data` of one page of `accounts.transactions.list`. @group Accounts */
+export interface AccountTransactionPage extends z.output<typeof S.transactionPageSchema> {}
+/** A hold on an account. @group Accounts */
+export interface Hold extends z.output<typeof S.holdSchema> {}
+/** `data` of `accounts.holds.list`. @group Accounts */
+export interface HoldList extends z.output<typeof S.holdListSchema> {}
+/** Body of `accounts.holds.create`. @group Accounts */
+export interface PlaceHoldParams extends z.input<typeof S.placeHoldSchema> {}
+/** Body of `accounts.holds.update`: `{ status: 'INACTIVE' }` releases the hold. @group Accounts */
+export interface UpdateHoldParams extends z.input<typeof S.updateHoldSchema> {}
+/** `data` of placing or releasing a hold. @group Accounts */
+export interface HoldReference extends z.output<typeof S.holdReferenceSchema> {}
+
+/** A path parameter: a string or a number, encoded by the SDK. @group Client */
+export type PathParam = string | number;
+
+const schemas = new Lazy(() => import('../schemas/accounts.js'));
+const full = { schemas, completeness: 'full' } as const;
+
+/** The account operations (§7 of the provider reference). */
+export const ACCOUNT_OPERATIONS = {
+  create: defineOperation({ ...full, name: 'accounts.create', method: 'POST', path: '/accounts', token: 'client', scopes: ['accounts.create'], input: 'body', request: 'openAccountSchema', response: 'openedAccountSchema', source: '§7.1' }),
+  list: defineOperation({ ...full, name: 'accounts.list', method: 'GET', path: '/accounts', token: 'customer', scopes: ['accounts.list.readonly'], input: 'none', response: 'accountListSchema', source: '§7.2' }),
+  balances: defineOperation({ ...full, name: 'accounts.balances.retrieve', method: 'GET', path: '/accounts/{account_number}/balances', token: 'customer', scopes: ['accounts.balance.readonly'], input: 'none', response: 'balancesSchema', source: '§7.3' }),
+  transactions: defineOperation({ ...full, name: 'accounts.transactions.list', method: 'GET', path: '/accounts/{account_number}/transactions', token: 'customer', scopes: ['accounts.transactions.readonly'], input: 'query', request: 'transactionsQuerySchema', response: 'transactionPageSchema', pagedItems: 'transactions', source: '§7.4' }),
+  holdsList: defineOperation({ ...full, name: 'accounts.holds.list', method: 'GET', path: '/accounts/{account_number}/holds', token: 'customer', scopes: ['accounts.holds.readonly'], input: 'none', response: 'holdListSchema', source: '§7.5' }),
+  holdsCreate: defineOperation({ ...full, name: 'accounts.holds.create', method: 'POST', path: '/accounts/{account_number}/holds', token: 'customer', scopes: ['accounts.holds.create'], input: 'body', request: 'placeHoldSchema', response: 'holdReferenceSchema', source: '§7.6' }),
+  holdsUpdate: defineOperation({ ...full, name: 'accounts.holds.update', method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', token: 'customer', scopes: ['accounts.holds.update'], input: 'body', request: 'updateHoldSchema', response: 'holdReferenceSchema', source: '§7.7' }),
+};
+
+/**
+ * An account's balances: `session.accounts.balances`.
+ * @group Accounts
+ */
+export class AccountBalancesResource extends Resource {
+  /** The account's balances (`GET /accounts/{account_number}/balances`, customer token, scope `accounts.balance.readonly`). */
+  retrieve(accountNumber: PathParam, options?: RequestOptions): APIPromise<AccountBalances> {
+    return this.run.call(ACCOUNT_OPERATIONS.balances, [accountNumber], undefined, options);
+  }
+}
+
+/**
+ * An account's transaction history: `session.accounts.transactions`.
+ * @group Accounts
+ */
+export class AccountTransactions extends Resource {
+  /**
+   * The transactions between `from` and `to` (`GET /accounts/{account_number}/transactions`,
+   * customer token, scope `accounts.transactions.readonly`). Awaiting gives the first page's
+   * `data`; `for await` yields every transaction of every page; `.pages()` yields the pages.
+   *
+   * @example
+   * ```ts
+   * declare const session: import('openbanking-ng').CustomerSession;
+   * for await (const tx of session.accounts.transactions.list('0123456789', { from: '2024-01-01', to: '2024-03-31' })) {
+   *   console.log(tx.value_date, tx.debit_credit, tx.amount);
+   * }
+   * ```
+   */
+  list(accountNumber: PathParam, query: TransactionListParams, options?: RequestOptions): PagePromise<AccountTransactionPage, AccountTransaction> {
+    return this.run.paged(ACCOUNT_OPERATIONS.transactions, [accountNumber], query as unknown as Record<string, unknown>, options);
+  }
+}
+
+/**
+ * Holds on an account: `session.accounts.holds`.
+ * @group Accounts
+ */
+export class AccountHolds extends Resource {
+  /** The account's holds (`GET /accounts/{account_number}/holds`, customer token, scope `accounts.holds.readonly`). */
+  list(accountNumber: PathParam, options?: RequestOptions): APIPromise<HoldList> {
+    return this.run.call(ACCOUNT_OPERATIONS.holdsList, [accountNumber], undefined, options);
+  }
+
+  /** Places a hold (`POST /accounts/{account_number}/holds`, customer token, scope `accounts.holds.create`). */
+  create(accountNumber: PathParam, body: PlaceHoldParams, options?: RequestOptions): APIPromise<HoldReference> {
+    return this.run.call(ACCOUNT_OPERATIONS.holdsCreate, [accountNumber], body, options);
+  }
+
+  /** Updates a hold; `{ status: 'INACTIVE' }` releases it (`PATCH /accounts/{account_number}/holds/{hold_reference}`, scope `accounts.holds.update`). */
+  update(accountNumber: PathParam, holdReference: PathParam, body: UpdateHoldParams, options?: RequestOptions): APIPromise<HoldReference> {
+    return this.run.call(ACCOUNT_OPERATIONS.holdsUpdate, [accountNumber, holdReference], body, options);
+  }
+}
+
+/**
+ * The customer's accounts: `session.accounts` (and `ob.accounts.create`, which needs no consent).
+ * @group Accounts
+ */
+export class Accounts extends Resource {
+  /** Balances of one account. */
+  readonly balances: AccountBalancesResource;
+  /** Transaction history of one account, paged. */
+  readonly transactions: AccountTransactions;
+  /** Holds on one account. */
+  readonly holds: AccountHolds;
+
+  /** @internal */
+  constructor(runner: OperationRunner) {
+    super(runner);
+    this.balances = new AccountBalancesResource(runner);
+    this.transactions = new AccountTransactions(runner);
+    this.holds = new AccountHolds(runner);
+  }
+
+  /**
+   * Opens an account (`POST /accounts`, client credentials, scope `accounts.create`; the provider's
+   * guide says no scope is needed: `operationScopes: { 'accounts.create': [] }`). The answer has
+   * **no account number**: the bank emails the customer to finish, and the number shows up later
+   * in `accounts.list()` under the customer's consent.
+   */
+  create(body: OpenAccountParams, options?: RequestOptions): APIPromise<OpenedAccount> {
+    return this.run.call(ACCOUNT_OPERATIONS.create, [], body, options);
+  }
+
+  /** The customer's accounts (`GET /accounts`, customer token, scope `accounts.list.readonly`). */
+  list(options?: RequestOptions): APIPromise<AccountList>;
+  list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<AccountList>;
+  list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<AccountList> {
+    const [input, options] = noInput(first, second);
+    return this.run.call(ACCOUNT_OPERATIONS.list, [], input, options);
+  }
+}

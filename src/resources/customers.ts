@@ -1,0 +1,45 @@
+import type * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
+import { Lazy } from '../core/lazy.js';
+import type * as S from '../schemas/customers.js';
+import { defineOperation } from './operation.js';
+import { noInput, Resource } from './resource.js';
+
+/** The customer a token belongs to: every member optional and nullable, unknown fields kept. @group Customers */
+export interface Customer extends z.output<typeof S.customerSchema> {}
+
+const schemas = new Lazy(() => import('../schemas/customers.js'));
+
+/** The customer operations (§6 of the provider reference). */
+export const CUSTOMER_OPERATIONS = {
+  retrieve: defineOperation({
+    name: 'customers.retrieve', method: 'GET', path: '/customers', token: 'customer', scopes: ['customers.readonly'], input: 'none',
+    schemas, response: 'customerSchema', source: '§6.1', completeness: 'full',
+  }),
+};
+
+/**
+ * The customer behind a session's token: `session.customers` (customer token only).
+ * @group Customers
+ */
+export class Customers extends Resource {
+  /**
+   * The customer's details (`GET {base_url}/customers`, scope `customers.readonly`): the customer
+   * is the one whose token the session carries. On `ob` it rejects with `ValidationError`
+   * (`customer_token_required`) and sends nothing.
+   *
+   * @example
+   * ```ts
+   * declare const session: import('openbanking-ng').CustomerSession;
+   * const me = await session.customers.retrieve();
+   * console.log(me.first_name, me.surname);
+   * ```
+   */
+  retrieve(options?: RequestOptions): APIPromise<Customer>;
+  retrieve(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<Customer>;
+  retrieve(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<Customer> {
+    const [input, options] = noInput(first, second);
+    return this.run.call(CUSTOMER_OPERATIONS.retrieve, [], input, options);
+  }
+}

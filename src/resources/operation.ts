@@ -1,0 +1,53 @@
+import type { Endpoints } from '../core/config.js';
+import type { HttpMethod } from '../core/http.js';
+import type { Lazy } from '../core/lazy.js';
+import type { Scope } from '../core/scopes.js';
+
+/**
+ * Which token an operation is sent with: `client` (client credentials), `customer` (the token of
+ * a session from `ob.forCustomer`; on `ob` the call rejects unsent), or `both` (client credentials
+ * on `ob`, the customer's token on a session).
+ * @group Client
+ */
+export type TokenKind = 'client' | 'customer' | 'both';
+
+/** One provider operation, as data: everything the core needs to send it and the docs to describe it. */
+export interface OperationDescriptor {
+  /** The method's name under the client, e.g. `'accounts.balances.retrieve'`: the key of `OPERATION_SCOPES`. */
+  readonly name: string;
+  readonly method: HttpMethod;
+  /** Path template under the base URL; `{name}` segments are the positional path parameters, in order. */
+  readonly path: string;
+  /** The `endpoints` option that overrides the path (unofficial paths only). */
+  readonly endpoint?: keyof Endpoints;
+  readonly token: TokenKind;
+  /** Scopes asked for by default (the `operationScopes` option overrides them). */
+  readonly scopes: readonly Scope[];
+  /** What the argument after the path parameters is: a JSON body, a query (required or optional), or nothing. */
+  readonly input: 'body' | 'query' | 'optional-query' | 'none';
+  /** The namespace's schema module, loaded with its first call. */
+  readonly schemas: Lazy<object>;
+  /** Export names in that module: the body or query schema and the `data` schema. */
+  readonly request?: string;
+  readonly response?: string;
+  /** Top-level body fields the cipher encrypts. */
+  readonly secretRequestFields?: readonly string[];
+  /** Fields of `data` the cipher decrypts (dotted, `*` for array items). */
+  readonly secretResponseFields?: readonly string[];
+  /** The array member of `data` a paged operation iterates over. */
+  readonly pagedItems?: string;
+  /** Where the operation is documented, e.g. `'§7.3'` of the provider reference. */
+  readonly source: string;
+  /** How much of it the provider documents. */
+  readonly completeness: 'full' | 'partial';
+  /** The path or body is not from the provider's own pages. */
+  readonly unofficial?: boolean;
+  /** The path parameters' names, read from `path`. */
+  readonly params: readonly string[];
+}
+
+/** Declares an operation: a descriptor with its path parameters read from the template. */
+export function defineOperation(spec: Omit<OperationDescriptor, 'params'>): OperationDescriptor {
+  const params = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  return Object.freeze({ ...spec, params: Object.freeze(params) });
+}

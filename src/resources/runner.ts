@@ -1,0 +1,123 @@
+import { makeAPIPromise, type APIPromise, type WithResponse } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
+import type { Endpoints } from '../core/config.js';
+import { makePagePromise, type PagePromise, summaryPages } from '../core/page-promise.js';
+import type { Scope } from '../core/scopes.js';
+import type { BearerSource, Transport } from '../core/transport.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
+import type { OperationDescriptor } from './operation.js';
+
+/** What the operations of one client or customer session run with. */
+export interface RunnerContext {
+  transport: Transport;
+  endpoints: Endpoints;
+  /** The scopes an operation asks for (its default, or the `operationScopes` option's). */
+  scopes(op: OperationDescriptor): readonly Scope[];
+  /** A cached client-credentials token source for `scopes`. */
+  clientBearer(scopes: readonly Scope[]): BearerSource;
+  /** The customer's token source on a session; undefined on the client. */
+  customerBearer: BearerSource | undefined;
+}
+
+const NO_PARAMS: readonly unknown[] = [];
+
+/**
+ * Runs operation descriptors: checks the path parameters, picks the token, fills the path
+ * template, hands the rest to the transport, and walks pages.
+ */
+export class OperationRunner {
+  readonly #ctx: RunnerContext;
+  readonly #bearers = new Map<OperationDescriptor, BearerSource>();
+
+  constructor(ctx: RunnerContext) {
+    this.#ctx = ctx;
+  }
+
+  /** One call of `op`: `params` for the path template, `input` the body or query, `options` per call. */
+  call<Data>(op: OperationDescriptor, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
+    return makeAPIPromise(this.#send(op, params, input, options) as Promise<WithResponse<Data>>);
+  }
+
+  /** A paged call: the first page at once, the rest as the iteration asks for them. */
+  paged<Page, Item>(op: OperationDescriptor, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
+    const items = op.pagedItems ?? 'items';
+    const start = typeof query?.page === 'number' && Number.isInteger(query.page) && query.page >= 1 ? query.page : 1;
+    return makePagePromise<Page, Item>({
+      first: start,
+      // A caller's idempotency key goes with the first page only; later pages are new calls with fresh keys.
+      fetch: (page, isFirst) => {
+        const pageOptions = isFirst || options?.idempotencyKey === undefined ? options : { ...options, idempotencyKey: undefined };
+        return this.#send(op, params, isFirst ? query : { ...query, page }, pageOptions) as Promise<WithResponse<Page>>;
+      },
+      items: (page) => {
+        const list = (page as Record<string, unknown> | null)?.[items];
+        return Array.isArray(list) ? (list as Item[]) : [];
+      },
+      total: summaryPages,
+    });
+  }
+
+  #send(op: OperationDescriptor, params: readonly unknown[] = NO_PARAMS, input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
+    let path = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
+    const issues = checkParams(op, params);
+    if (issues.length === 0) {
+      let i = 0;
+      path = path.replace(/\{\w+\}/g, () => encodeURIComponent(String(params[i++])));
+    }
+    const bearer = this.#bearer(op);
+    return this.#ctx.transport.send(
+        {
+          method: op.method,
+          path,
+          body: op.input === 'body' ? input : undefined,
+          query: op.input === 'query' || op.input === 'optional-query' ? (input as Record<string, unknown> | undefined) : undefined,
+          schemas: { module: op.schemas, request: op.input === 'body' ? op.request : undefined, query: op.input !== 'body' ? op.request : undefined, response: op.response },
+          envelope: true,
+          secretRequestFields: op.secretRequestFields,
+          secretResponseFields: op.secretResponseFields,
+          bearer: bearer ?? NO_BEARER,
+        },
+        options,
+        () => {
+          if (bearer === undefined) {
+            throw new ValidationError(`${op.name} needs a customer's token`, [
+              { path: '', message: `${op.name} acts on a customer's resources: call it on a customer session, ob.forCustomer(tokens).${op.name}(…)`, code: 'customer_token_required' },
+            ]);
+          }
+          if (issues.length > 0) throw new ValidationError('Invalid path parameters', issues);
+          if (op.input === 'none' && input !== undefined && (typeof input !== 'object' || input === null || Object.keys(input).length > 0)) {
+            throw new ValidationError('Invalid parameters', [{ path: '', message: `${op.name} takes no parameters: pass undefined or {} before the request options`, code: 'unrecognized_keys' }]);
+          }
+        },
+      );
+  }
+
+  /** The token source for `op` here, built once per operation; undefined when it needs a customer and this is the client. */
+  #bearer(op: OperationDescriptor): BearerSource | undefined {
+    const customer = this.#ctx.customerBearer;
+    if (op.token === 'customer' && customer === undefined) return undefined;
+    if (op.token !== 'client' && customer !== undefined) return customer;
+    let bearer = this.#bearers.get(op);
+    if (bearer === undefined) {
+      bearer = this.#ctx.clientBearer(this.#ctx.scopes(op));
+      this.#bearers.set(op, bearer);
+    }
+    return bearer;
+  }
+}
+
+const NO_BEARER: BearerSource = {
+  token: () => Promise.reject(new Error('unreachable: the precheck refuses the call')),
+  renew: () => Promise.resolve(undefined),
+};
+
+/** Each path parameter must be a non-empty string or a finite number. */
+function checkParams(op: OperationDescriptor, params: readonly unknown[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  op.params.forEach((name, i) => {
+    const value = params[i];
+    if (value === undefined || value === null || value === '') issues.push({ path: name, message: 'is required', code: 'missing' });
+    else if (!(typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) issues.push({ path: name, message: 'must be a string or a number', code: 'invalid_type' });
+  });
+  return issues;
+}

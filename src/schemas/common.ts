@@ -1,0 +1,68 @@
+import * as z from 'zod/mini';
+
+/*
+ * Building blocks the namespaces' schema modules share. Every module under schemas/ except the
+ * zod-free `*-values.ts` imports zod and loads with the first call of its namespace.
+ */
+
+/** A string of 1 to `max` characters. */
+export const text = (max = 255) => z.string().check(z.minLength(1), z.maxLength(max));
+
+/**
+ * zod takes any object where an object schema stands: a Date, a Map or a RegExp passes as `{}`
+ * (it has no own keys), so an all-optional object would be sent empty. This lets only plain
+ * objects through to `schema`; anything else that is not an object is left to `schema`, which
+ * reports it as missing or of the wrong type.
+ */
+export function plainObject<T extends z.ZodMiniType>(schema: T): z.ZodMiniPipe<z.ZodMiniCustom<z.input<T>, z.input<T>>, T> {
+  const plain = (value: unknown) => {
+    if (typeof value !== 'object' || value === null) return true;
+    const proto = Object.getPrototypeOf(value) as unknown;
+    return Array.isArray(value) || proto === Object.prototype || proto === null;
+  };
+  return z.pipe(z.custom<z.input<T>>(plain, { error: 'must be a plain object' }), schema as never) as never;
+}
+
+/** One item of `custom_properties` in a request: `id`, `description`, `type` and `value`, all strings. */
+export const customPropertySchema = plainObject(
+  z.strictObject({
+    /** Identifier. */
+    id: text(),
+    /** What it means. */
+    description: z.string().check(z.maxLength(255)),
+    /** Its type, as the provider names it. */
+    type: text(),
+    /** Its value. */
+    value: z.string().check(z.maxLength(255)),
+  }),
+);
+
+/** `custom_properties` of a request: extension items. */
+export const customPropertiesSchema = z.optional(z.array(customPropertySchema));
+
+/** A response member the provider may send as `null` or leave out. */
+export const maybe = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
+
+/** A string member of a response, possibly `null` or absent. */
+export const maybeText = () => maybe(z.string());
+
+/** A number member of a response (amounts are JSON numbers in major units), possibly `null` or absent. */
+export const maybeNumber = () => maybe(z.number());
+
+/** An id that is a number on some pages and a string on others. */
+export const id = () => z.union([z.string(), z.number()]);
+
+/**
+ * An enum the provider has no full list of: the known values as hints, any other string accepted
+ * (`'KNOWN' | (string & {})`).
+ */
+export function openEnum<const T extends readonly string[]>(_known: T): z.ZodMiniType<T[number] | (string & {})> {
+  return z.string() as unknown as z.ZodMiniType<T[number] | (string & {})>;
+}
+
+/** `custom_properties` of a response: items kept as sent. */
+export const customPropertiesOut = () =>
+  maybe(z.array(z.looseObject({ id: maybeText(), description: maybeText(), type: maybeText(), value: maybeText() })));
+
+/** A calendar date, `YYYY-MM-DD`. */
+export const isoDate = () => z.string().check(z.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YYYY-MM-DD'));
