@@ -22,6 +22,7 @@ const TIMEOUT_MS = 60_000;
  */
 const EXAMPLES = [
   { file: 'examples/create-card.mjs' },
+  { file: 'examples/accounts.mjs' },
   { file: 'examples/custom-cipher.mjs' },
   { file: 'examples/shared-token-store.mjs' },
   { file: 'examples/errors-and-retries.mjs' },

@@ -63,6 +63,38 @@ export const createCardSchema = plainObject(
   }),
 );
 
+/** A card's expiry as the service returns it. */
+const expiryOut = z.looseObject({
+  /** Two digits, `'01'`–`'12'`. */
+  month: z.optional(z.string()),
+  /** Four digits. */
+  year: z.optional(z.string()),
+});
+
+/** A card's delivery address as the service returns it. */
+const addressOut = z.looseObject({
+  /** Street and number. */
+  street: z.optional(z.string()),
+  /** City. */
+  city: z.optional(z.string()),
+  /** State. */
+  state: z.optional(z.string()),
+  /** Country. */
+  country: z.optional(z.string()),
+});
+
+/** A `custom_properties` item of a card. */
+const propertyOut = z.looseObject({
+  /** Identifier. */
+  id: z.optional(z.string()),
+  /** What it means. */
+  description: z.optional(z.string()),
+  /** Its type, as the provider names it. */
+  type: z.optional(z.string()),
+  /** Its value. */
+  value: z.optional(z.string()),
+});
+
 const cardFields = {
   /** Customer identifier. */
   customer_id: z.optional(z.string()),
@@ -89,11 +121,11 @@ const cardFields = {
   /** Card token (decrypted). */
   card_token: z.optional(z.string()),
   /** Expiry. */
-  card_expiry: z.optional(z.looseObject({ month: z.optional(z.string()), year: z.optional(z.string()) })),
+  card_expiry: z.optional(expiryOut),
   /** Delivery address. */
-  card_address: z.optional(z.looseObject({ street: z.optional(z.string()), city: z.optional(z.string()), state: z.optional(z.string()), country: z.optional(z.string()) })),
+  card_address: z.optional(addressOut),
   /** Extension items. */
-  custom_properties: z.optional(z.array(z.looseObject({ id: z.optional(z.string()), description: z.optional(z.string()), type: z.optional(z.string()), value: z.optional(z.string()) }))),
+  custom_properties: z.optional(z.array(propertyOut)),
 };
 
 /** `data` of a created card: `card_id` and `card_status` are required; unknown fields are kept. */

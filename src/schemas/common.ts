@@ -60,9 +60,20 @@ export function openEnum<const T extends readonly string[]>(_known: T): z.ZodMin
   return z.string() as unknown as z.ZodMiniType<T[number] | (string & {})>;
 }
 
+/** One `custom_properties` item of a response, kept as sent. */
+export const customPropertyOutSchema = z.looseObject({
+  /** Identifier. */
+  id: maybeText(),
+  /** What it means. */
+  description: maybeText(),
+  /** Its type, as the provider names it. */
+  type: maybeText(),
+  /** Its value. */
+  value: maybeText(),
+});
+
 /** `custom_properties` of a response: items kept as sent. */
-export const customPropertiesOut = () =>
-  maybe(z.array(z.looseObject({ id: maybeText(), description: maybeText(), type: maybeText(), value: maybeText() })));
+export const customPropertiesOut = () => maybe(z.array(customPropertyOutSchema));
 
 /** A calendar date, `YYYY-MM-DD`. */
 export const isoDate = () => z.string().check(z.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YYYY-MM-DD'));
