@@ -196,7 +196,8 @@ export class OpenBanking {
    *
    * @example
    * ```ts
-   * const creds = await OpenBanking.fetchRegistration({ authUrl: 'https://identity.sparkle.ng', username, password });
+   * // authUrl: the production identity host your provider gave you (it is not published)
+   * const creds = await OpenBanking.fetchRegistration({ authUrl: process.env.OB_AUTH_URL!, username, password });
    * if (creds.status === 'APPROVED') saveSecret(creds.client_id!, creds.client_secret!);
    * ```
    */

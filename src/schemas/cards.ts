@@ -97,7 +97,10 @@ export interface Card {
   card_currency?: string;
   /** Card holder name. */
   card_holder_name?: string;
-  /** Last four digits of the card number (decrypted). */
+  /**
+   * The card number as the service returns it, decrypted by the cipher. The spec describes it as the last
+   * four digits and the sandboxes answer four digits; do not rely on its length.
+   */
   card_number?: string;
   /** CVV2 (decrypted). */
   card_cvv2?: string;
