@@ -53,7 +53,7 @@ function anchorsOf(file) {
   return anchors;
 }
 
-const sources = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs')), join(root, 'examples', 'README.md')].filter((f) => existsSync(f));
+const sources = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs')), join(root, 'examples', 'README.md'), join(root, 'bench', 'README.md')].filter((f) => existsSync(f));
 const blocks = [];
 const problems = [];
 for (const file of sources) {
