@@ -5,10 +5,14 @@
 // - every ```js / ```javascript block type-checks too (as an ES module, with checkJs);
 // - a block preceded by `<!-- file: examples/… -->` is that file, character for character (the file is
 //   run by `npm run examples`);
-// - every relative link points to a file that exists, and every #anchor to a heading of its page.
+// - every relative link points to a file that exists, and every #anchor to a heading of its page;
+// - every relative link of a Markdown file the package ships (README.md, docs/*.md, examples/) points at a
+//   file the package ships, as `npm pack --dry-run --json` lists it, so the README read on npm or in
+//   node_modules/openbanking-ng/ has no dead link.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { packedFiles, unshippedLinks } from './packed-links.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const out = join(root, '.tmp', 'doc-blocks');
@@ -49,7 +53,7 @@ function anchorsOf(file) {
   return anchors;
 }
 
-const sources = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs')), join(root, 'examples', 'README.md')].filter((f) => existsSync(f));
+const sources = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs')), join(root, 'examples', 'README.md'), join(root, 'bench', 'README.md')].filter((f) => existsSync(f));
 const blocks = [];
 const problems = [];
 for (const file of sources) {
@@ -99,6 +103,9 @@ for (const file of sources) {
   }
 }
 
+const shipped = packedFiles(root);
+problems.push(...unshippedLinks(shipped, (path) => readFileSync(join(root, path), 'utf8')));
+
 const rel = (p) => relative(out, join(root, p));
 writeFileSync(
   join(out, 'tsconfig.json'),
@@ -144,5 +151,5 @@ if (problems.length > 0) {
   console.error(problems.join('\n'));
   process.exitCode = 1;
 } else {
-  console.log(`Links and mirrored examples check out in ${sources.length} files.`);
+  console.log(`Links and mirrored examples check out in ${sources.length} files; the ${shipped.filter((p) => p.endsWith('.md')).length} Markdown files the package ships link only to files it ships.`);
 }

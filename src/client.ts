@@ -114,8 +114,10 @@ export class OpenBanking extends Namespaces {
    * @example
    * ```ts
    * declare const username: string, password: string;
-   * const creds = await OpenBanking.fetchRegistration({ authUrl: 'https://identity.example-bank.ng', username, password });
-   * if (creds.status === 'APPROVED') console.log('approved', creds.client_id);
+   * declare function saveSecret(id: string, secret: string): void;
+   * // authUrl: the production identity host your provider gave you (it is not published)
+   * const creds = await OpenBanking.fetchRegistration({ authUrl: process.env.OB_AUTH_URL!, username, password });
+   * if (creds.status === 'APPROVED') saveSecret(creds.client_id!, creds.client_secret!);
    * ```
    * @group Registration
    */
