@@ -84,6 +84,7 @@ const loneSurrogate = fc
   .tuple(fc.string({ unit: 'binary', maxLength: 8 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ unit: 'grapheme-ascii', maxLength: 8 }))
   .map(([before, unit, after]) => `${before}${String.fromCharCode(unit)}${after}`)
   .filter((s) => s.length <= 255);
+const isPlainRecord = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v) && [Object.prototype, null].includes(Object.getPrototypeOf(v));
 const wrongType = fc.oneof(
   fc.integer(),
   fc.double(),
@@ -102,7 +103,10 @@ const wrongType = fc.oneof(
 
 const mutations: Array<fc.Arbitrary<{ what: string; kind: string; apply: (b: Body) => unknown; value?: string }>> = [
   fc.constantFrom(...REQUIRED).map((field) => ({ what: `without ${field}`, apply: (b: Body) => ({ ...b, [field]: undefined }) })).map((m) => ({ ...m, kind: 'missing field' })),
-  fc.tuple(fc.constantFrom(...REQUIRED, 'card_type', 'card_mode', 'card_currency', 'card_address', 'custom_properties'), wrongType).map(([field, v]) => ({ what: `${field} of the wrong type`, apply: (b: Body) => ({ ...b, [field]: v }) })).map((m) => ({ ...m, kind: 'wrong type' })),
+  fc.tuple(fc.constantFrom(...REQUIRED, 'card_type', 'card_mode', 'card_currency', 'card_address', 'custom_properties'), wrongType)
+    // An object is the right type for card_address (`{}` is a valid address), an empty array for custom_properties.
+    .filter(([field, v]) => !(field === 'card_address' && isPlainRecord(v)) && !(field === 'custom_properties' && Array.isArray(v) && v.length === 0))
+    .map(([field, v]) => ({ what: `${field} of the wrong type`, apply: (b: Body) => ({ ...b, [field]: v }) })).map((m) => ({ ...m, kind: 'wrong type' })),
   fc.tuple(fc.constantFrom('month', 'year'), wrongType).map(([field, v]) => ({ what: `card_expiry.${field} of the wrong type`, apply: (b: Body) => ({ ...b, card_expiry: { ...(b.card_expiry as Body), [field]: v } }) })).map((m) => ({ ...m, kind: 'wrong type' })),
   fc
     .tuple(fc.constantFrom('card_status', 'card_type', 'card_mode', 'card_currency'), fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('active', 'Active ', 'ACTIVE\n', 'ngn', 'USD', 'VIRTUAL ')))
