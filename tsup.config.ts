@@ -19,5 +19,6 @@ export default defineConfig({
   splitting: true,
   // Keep `node:` specifiers as written: Deno and Bun resolve them, and the main entry must show none.
   removeNodeProtocol: false,
-  external: ['ky', 'zod', 'oauth4webapi', 'uuid', 'msw', /^node:/],
+  external: ['ky', 'oauth4webapi', 'uuid', 'msw', /^node:/],
+  noExternal: ['zod'],
 });

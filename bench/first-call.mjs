@@ -1,23 +1,58 @@
-// The first call of a fresh process, apart from the import: what a serverless cold start pays after
-// `import`. A stub fetch answers the token and the card, so only the SDK's own loading and work count.
+// `npm run bench:first-call`: the first call of a fresh process. A whole `node` process imports the
+// SDK, builds a client and creates one card against the local sandbox (over HTTP on 127.0.0.1),
+// then exits; next to it, a hand-written `fetch` script makes the same two requests (token, card
+// with key and signature). Both run from a scratch project where the packed tarball is installed,
+// as a user's process would, in turns (SDK, fetch, SDK, …), and the medians are compared.
 //
-//   node bench/first-call.mjs [dist/index.js of a build]   (prints {"import": ms, "first": ms})
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+//   node bench/first-call.mjs [--runs 10]
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ensureBuild, root } from './build.mjs';
 
-if (!process.argv[2]) ensureBuild(); // the package's own dist/, built first when stale
-const target = pathToFileURL(resolve(process.argv[2] ?? `${root}/dist/index.js`)).href;
-const t0 = performance.now();
-const { OpenBanking } = await import(target);
-const t1 = performance.now();
-const card = { card_id: 'c', card_status: 'ACTIVE' };
-const fetch = async (input) => {
-  const url = typeof input === 'string' ? input : input.url;
-  if (url.includes('/oauth2/token')) return new Response(JSON.stringify({ access_token: 't', token_type: 'Bearer', expires_in: 3600 }), { headers: { 'content-type': 'application/json' } });
-  return new Response(JSON.stringify({ status: '00', message: 'ok', data: card }), { status: 201, headers: { 'content-type': 'application/json' } });
-};
-const ob = new OpenBanking({ clientId: 'a', clientSecret: 'b', baseUrl: 'http://127.0.0.1:9/openapi/v1', authUrl: 'http://127.0.0.1:9', fetch, logLevel: 'off' });
-await ob.cards.create({ account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } });
-const t2 = performance.now();
-console.log(JSON.stringify({ import: t1 - t0, first: t2 - t1 }));
+const args = process.argv.slice(2);
+const runs = Number(args.includes('--runs') ? args[args.indexOf('--runs') + 1] : 10);
+ensureBuild();
+const { startSandboxServer } = await import(join(root, 'dist/testing.js'));
+
+const work = mkdtempSync(join(tmpdir(), 'openbanking-ng-first-call-'));
+const server = await startSandboxServer();
+try {
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop();
+  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'first-call', private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--silent', join(work, tarball)], { cwd: work, stdio: 'pipe' });
+  for (const f of ['sdk.mjs', 'fetch.mjs']) cpSync(join(import.meta.dirname, 'first-call', f), join(work, f));
+
+  const app = server.registerClient();
+  const env = { ...process.env, OB_CLIENT_ID: app.clientId, OB_CLIENT_SECRET: app.clientSecret, OB_BASE_URL: server.baseUrl, OB_AUTH_URL: server.authUrl };
+  delete env.OPENBANKING_LOG;
+  // Asynchronous: the sandbox answers from this process's event loop while the child runs.
+  const run = promisify(execFile);
+  const once = async (script) => {
+    const started = process.hrtime.bigint();
+    const { stdout } = await run(process.execPath, [script], { cwd: work, env, encoding: 'utf8' });
+    const wall = Number(process.hrtime.bigint() - started) / 1e6;
+    return { wall, cpu: JSON.parse(stdout.trim().split('\n').pop()).cpu };
+  };
+  await once('sdk.mjs'); // warm the file system cache
+  await once('fetch.mjs');
+  const results = { sdk: [], fetch: [] };
+  for (let i = 0; i < runs; i++) {
+    results.sdk.push(await once('sdk.mjs'));
+    results.fetch.push(await once('fetch.mjs'));
+  }
+  const median = (list, key) => [...list].map((r) => r[key]).sort((a, b) => a - b)[list.length >> 1];
+  const row = (name) => ({ wall: median(results[name], 'wall'), cpu: median(results[name], 'cpu') });
+  const sdk = row('sdk');
+  const raw = row('fetch');
+  const f = (n) => n.toFixed(0).padStart(5);
+  console.log(`First call of a fresh process (import, client, token, card, exit), Node ${process.version}, median of ${runs} runs each, in turns:`);
+  console.log(`  SDK (packed tarball)  wall ${f(sdk.wall)} ms   CPU ${f(sdk.cpu)} ms`);
+  console.log(`  hand-written fetch    wall ${f(raw.wall)} ms   CPU ${f(raw.cpu)} ms`);
+  console.log(`first-call: ${(sdk.wall / raw.wall).toFixed(2)}× wall (must ≤ 1.35, goal ≤ 1.15), ${(sdk.cpu / raw.cpu).toFixed(2)}× CPU, +${(sdk.wall - raw.wall).toFixed(0)} ms`);
+} finally {
+  await server.close();
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,20 +1,24 @@
 // Reference, not a budget: what a client limited to the call path would bundle (the pipeline,
-// client-credentials tokens and `cards`, without the OAuth flows, customer sessions and
-// registration that `OpenBanking` carries as members). Built from the sources, as a measure of
+// client-credentials tokens and `cards`, without the OAuth flows, customer sessions, registration
+// and the other namespaces that `OpenBanking` carries). Built from the sources, as a measure of
 // how far a different public surface could go; the package offers no such client.
 import { ClientCredentialsTokens } from '../../src/auth/client-credentials.ts';
 import { Transport } from '../../src/core/transport.ts';
 import { resolveOptions } from '../../src/options.ts';
 import { Cards } from '../../src/resources/cards.ts';
+import { OperationRunner } from '../../src/resources/runner.ts';
 import { card } from './card.js';
 
 const config = resolveOptions({ clientId: 'client-id', clientSecret: 'client-secret', environment: 'sandbox', dangerouslyAllowBrowser: true });
 const grant = { clientId: config.clientId, clientSecret: config.clientSecret, authUrl: config.authUrl, fetch: config.fetch, timeout: config.timeout, now: config.now };
 const tokens = new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore);
-const cards = new Cards({
+const runner = new OperationRunner({
   transport: new Transport(config),
-  bearer: (scopes) => ({ token: () => tokens.get(scopes).then((t) => t.access_token), renew: (rejected) => tokens.renew(scopes, rejected).then((t) => t.access_token) }),
+  endpoints: config.endpoints,
+  scopes: (op) => op.scopes,
+  clientBearer: (scopes) => ({ token: () => tokens.get(scopes).then((t) => t.access_token), renew: (rejected) => tokens.renew(scopes, rejected).then((t) => t.access_token) }),
+  customerBearer: undefined,
 });
-cards
+new Cards(runner)
   .create(card)
   .then((created) => console.log(created.card_id));

@@ -1,6 +1,6 @@
 import type { Sleep } from '../core/retry.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
-import type { Endpoints } from '../options.js';
+import type { Endpoints } from '../core/config.js';
 import {
   type AuthorizationRequest,
   checkCodeVerifier,

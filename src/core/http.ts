@@ -2,13 +2,22 @@ import { OpenBankingError } from '../errors.js';
 import { Lazy } from './lazy.js';
 
 /**
- * ky and uuid load with the first request, not with the package: importing ky runs its feature
- * detection, which builds a `Request` and so loads Node's whole fetch implementation (undici),
- * and uuid's entry loads every UUID version. Deferred, they leave the import of the package to
- * what it needs (docs/performance.md); the first call pays what hand-written fetch code pays on
- * its first request anyway.
+ * ky and the idempotency-key generator load with the first request, not with the package:
+ * importing ky runs its feature detection, which builds a `Request` and so loads Node's whole fetch
+ * implementation (undici). Deferred, they leave the import of the package to what it needs
+ * (docs/performance.md); the first call pays what hand-written fetch code pays on its first
+ * request anyway.
+ *
+ * Keys are UUID v4 from Web Crypto's `randomUUID` where the runtime has it (Node, Bun, Deno,
+ * workerd, browsers in secure contexts: what uuid's own `v4` calls there too), so the first call
+ * does not load the uuid package's twenty modules; uuid's `v4` elsewhere.
  */
-export const httpLayer = new Lazy(() => import('./http-layer.js'));
+export const httpLayer = new Lazy(async () => {
+  const { ky } = await import('./http-layer.js');
+  const webCrypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  const uuid: () => string = typeof webCrypto?.randomUUID === 'function' ? () => webCrypto.randomUUID!() : (await import('uuid')).v4;
+  return { ky, uuid };
+});
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
