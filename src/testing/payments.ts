@@ -33,6 +33,9 @@ export const PENDING_READS = 1;
 /** A transfer the sandbox starts with, for status reads without a transfer first. */
 export const SANDBOX_TRANSFER = 'BATCH000000000';
 
+/** A dispute report the sandbox starts with. */
+export const SANDBOX_DISPUTE = 'RPT000000000';
+
 interface TransferRecord {
   batch: string;
   reference: string;
@@ -113,7 +116,7 @@ export class SandboxPayments {
 
   /** Logs a dispute report; undefined when its reference is already used. */
   reportDispute(body: Json): Json | undefined {
-    const reportReference = `RPT${String(this.#disputes.size + 1).padStart(9, '0')}`;
+    const reportReference = `RPT${String(this.#disputes.size).padStart(9, '0')}`;
     if ([...this.#disputes.values()].some((d) => d.reference === body.reference)) return undefined;
     const dispute = {
       report_reference: reportReference,
@@ -205,6 +208,7 @@ export class SandboxPayments {
     this.#ledger = [];
     this.#transfers = new Map([[SANDBOX_TRANSFER, { batch: SANDBOX_TRANSFER, reference: 'SEED-TRANSFER', reads: 0 }]]);
     this.#disputes = new Map();
+    this.reportDispute({ reference: 'DISP-SEED-0001' });
     const mandate = seedMandate();
     this.#mandates = new Map([[mandate.mandate_id as string, mandate]]);
     this.#savings = new Map(seedSavings().map((s) => [s.plan.savings_id as string, s]));
