@@ -4,7 +4,7 @@
 import ky from 'ky';
 import * as oauth from 'oauth4webapi';
 import { v4 } from 'uuid';
-import { cardSchema, createCardSchema } from '../../src/schemas/card-schemas.ts';
+import { cardSchema, createCardSchema } from '../../src/schemas/cards.ts';
 
 const as = { issuer: 'https://identity-sandbox.sparkle.fyi', token_endpoint: 'https://identity-sandbox.sparkle.fyi/oauth2/token' };
 const client = { client_id: 'client-id' };

@@ -34,7 +34,13 @@ const mandateFields = {
 };
 
 /** Body of `POST /direct-debits` (**partial**: from the provider's guide). */
-export const createMandateSchema = plainObject(z.strictObject({ ...mandateFields, custom_properties: customPropertiesSchema }));
+export const createMandateSchema = plainObject(
+  z.strictObject({
+    ...mandateFields,
+    /** Extension items. */
+    custom_properties: customPropertiesSchema,
+  }),
+);
 
 /** Body of `PATCH /direct-debits/{mandate_id}`. */
 export const updateMandateSchema = plainObject(
