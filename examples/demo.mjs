@@ -1,7 +1,9 @@
 // The `npm start` demo: a local sandbox, an application registered, a client built from the
-// registration, a card created. No credentials, no network beyond 127.0.0.1.
-// Secrets stay masked: the client secret, the PIN, the CVV2 and the card number.
+// registration, a card created, then a customer's consent, their accounts and a transfer with its
+// status. No credentials, no network beyond 127.0.0.1.
+// Secrets stay masked: the client secret, the PIN, the CVV2, the card number and the tokens.
 import { OpenBanking } from 'openbanking-ng';
+import { createAuthorizationRequest, parseAuthorizationCallback } from 'openbanking-ng/pkce';
 import { startSandboxServer } from 'openbanking-ng/testing';
 
 const started = performance.now();
@@ -55,9 +57,43 @@ try {
 
   const { cards } = await ob.cards.list();
   line(`5. GET /cards lists ${cards.length} card for this application`);
+
+  // A customer's consent, as a backend runs it: the authorize URL, the customer approving on the
+  // sandbox's consent page, the code exchanged for the customer's tokens.
+  const redirectUri = 'http://127.0.0.1:3000/callback';
+  const authorization = await createAuthorizationRequest({
+    authUrl: sandbox.authUrl,
+    clientId: registration.client_id ?? '',
+    redirectUri,
+    scope: ['accounts.list.readonly', 'transfers.transactions.create', 'transfers.transactions.query'],
+  });
+  const callback = await sandbox.consent(authorization.url);
+  const { code } = parseAuthorizationCallback(callback, { expectedState: authorization.state });
+  const tokens = await ob.auth.exchangeCode({ code, codeVerifier: authorization.codeVerifier, redirectUri });
+  const customer = ob.forCustomer(tokens);
+  line(`6. The customer approved on the consent page; scopes: ${tokens.scope}`);
+  line(`   access token  ${masked(tokens.access_token)}   refresh token ${masked(tokens.refresh_token)}`);
+
+  const { accounts } = await customer.accounts.list();
+  line(`7. GET /accounts with the customer's token: ${accounts.map((a) => `${a.account_number} (${a.account_type})`).join(', ')}`);
+
+  const transfer = await customer.transfers.create({
+    amount: 5000,
+    source_account_number: accounts[0]?.account_number ?? '',
+    destination_bank_code: '000007',
+    destination_account_number: '0987654321',
+    narration: 'Rent',
+  });
+  const batch = transfer.batch_reference ?? '';
+  line(`8. Transfer of NGN 5,000 sent: batch ${batch}`);
+  for (let read = 1; read <= 3; read++) {
+    const { status } = await customer.transfers.retrieve(batch);
+    line(`   status read ${read}: ${status}`);
+    if (status === 'SUCCESSFUL') break;
+  }
   line();
   line('What went over the wire:');
-  for (const r of sandbox.requests.list()) line(`   ${r.method.padEnd(4)} ${r.path.padEnd(20)} → ${r.status}`);
+  for (const r of sandbox.requests.list()) line(`   ${r.method.padEnd(4)} ${r.path.padEnd(44)} → ${r.status}`);
   line();
   line(`Done in ${Math.round(performance.now() - started)} ms. Next: npx openbanking-ng-sandbox --port 4010, and docs/testing.md.`);
 } catch (error) {

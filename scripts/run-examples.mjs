@@ -27,11 +27,16 @@ const EXAMPLES = [
   { file: 'examples/shared-token-store.mjs' },
   { file: 'examples/errors-and-retries.mjs' },
   { file: 'examples/testing-your-app.test.mjs', args: ['--test', '--test-reporter=spec'] },
+  { file: 'examples/transfers.mjs' },
+  { file: 'examples/bills.mjs' },
+  { file: 'examples/disputes.mjs' },
+  { file: 'examples/direct-debits.mjs' },
+  { file: 'examples/savings.mjs' },
   { file: 'examples/demo.mjs' },
   { file: 'examples/auth-code-backend/server.mjs', server: driveConsent },
 ];
 /** Modules that examples import, not programs of their own. */
-const HELPERS = new Set(['examples/spa-pkce/build.mjs']);
+const HELPERS = new Set(['examples/spa-pkce/build.mjs', 'examples/customer-consent.mjs']);
 
 function exampleFiles(dir) {
   return readdirSync(dir).flatMap((name) => {

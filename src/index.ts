@@ -78,6 +78,45 @@ export {
   type TransactionSummary,
   type UpdateHoldParams,
 } from './resources/accounts.js';
+export {
+  Transfers,
+  type CreateTransferParams,
+  type NameEnquiry,
+  type NameEnquiryParams,
+  type Transfer,
+  type TransferStatus,
+} from './resources/transfers.js';
+export {
+  BillerCategories,
+  Billers,
+  Bills,
+  type Biller,
+  type BillerCategory,
+  type BillerList,
+  type BillerProduct,
+  type BillPayment,
+  type BillValidation,
+  type PayBillParams,
+} from './resources/bills.js';
+export { DisputeCategories, Disputes, type CreateDisputeParams, type Dispute, type DisputeCategory, type DisputeCategoryList } from './resources/disputes.js';
+export {
+  DirectDebits,
+  type ChargeMandateParams,
+  type CreateMandateParams,
+  type Mandate,
+  type MandateList,
+  type MandateResult,
+  type UpdateMandateParams,
+} from './resources/direct-debits.js';
+export {
+  SavingsResource,
+  SavingsTransactions,
+  type Savings,
+  type SavingsList,
+  type SavingsTransaction,
+  type SavingsTransactionListParams,
+  type SavingsTransactionPage,
+} from './resources/savings.js';
 export { Resource } from './resources/resource.js';
 export {
   AbortError,

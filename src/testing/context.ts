@@ -4,6 +4,7 @@ import type { CardStore } from './card-store.js';
 import type { ClientRegistry, SandboxClient } from './clients.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { ResolvedSandboxOptions } from './options.js';
+import type { SandboxPayments } from './payments.js';
 import type { Random } from './random.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { TokenAuthority } from './tokens.js';
@@ -17,6 +18,8 @@ export interface SandboxContext {
   cards: CardStore;
   /** The seeded customer, accounts, transactions and holds. */
   bank: SandboxBank;
+  /** Transfers, bill payments, disputes, mandates, savings, and the ledger of money moved. */
+  payments: SandboxPayments;
   idempotency: IdempotencyStore;
   limiter: RateLimiter | undefined;
   /** The identity host URL and API base URL, without a trailing slash. */

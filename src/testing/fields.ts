@@ -100,6 +100,21 @@ const customProperties: FieldRule = {
   items: { type: 'object', fields: { id: str(), description: str(), type: str(), value: str() } },
 };
 
+/** The fields of a mandate (§11.3's table; §11.1's guide sends the same). */
+const MANDATE: FieldTable = {
+  reference: req(),
+  narration: req(),
+  amount: { type: 'number', required: true, positive: true },
+  start_date: str(DATE),
+  end_date: str(DATE),
+  frequency: str({ values: ['DAILY', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'YEARLY'] }),
+  destination_bank_code: str(),
+  destination_account: str(),
+  destination_account_name: str(),
+  callback_url: str({ max: 2048 }),
+  custom_properties: customProperties,
+};
+
 /** The spec's request tables, per operation. */
 export const FIELD_TABLES = {
   /** `POST /cards` (seed spec, "Create card"). */
@@ -152,6 +167,56 @@ export const FIELD_TABLES = {
   /** `PATCH /accounts/{account_number}/holds/{hold_reference}` (§7.7). */
   'accounts.holds.update': {
     status: req({ values: ['ACTIVE', 'INACTIVE'] }),
+  },
+  /** `POST /transactions/enquiry` (§8.1): no flag shown; bank code and account number are needed to name anyone. */
+  'transfers.enquiry': {
+    destination_bank_code: req(),
+    destination_account_number: req(),
+    custom_properties: customProperties,
+  },
+  /** The transfer (§8.2, unofficial: the fields a working integration sends). */
+  'transfers.create': {
+    amount: { type: 'number', required: true, positive: true },
+    source_account_number: req(),
+    destination_bank_code: req(),
+    destination_account_number: req(),
+    narration: str(),
+    reference: str(),
+    custom_properties: customProperties,
+  },
+  /** `POST /bills/{category_id}/billers/{biller_id}/reference/{bill_reference}` (§9.4). */
+  'bills.pay': {
+    amount: { type: 'number', required: true, positive: true },
+    source_account_number: req(),
+    payer_info: { type: 'object', required: true, fields: { name: str(), email: str(), phone: str() } },
+    product_info: { type: 'object' },
+    custom_properties: customProperties,
+  },
+  /** `POST /disputes` (§10.2). */
+  'disputes.create': {
+    reference: req(),
+    description: req(),
+    customer_id: req(),
+    dispute_category_id: req(),
+    amount: { type: 'number', required: true, positive: true },
+    custom_properties: customProperties,
+  },
+  /** `POST /direct-debits` (§11.1, from the guide; required as on the update page). */
+  'directDebits.create': MANDATE,
+  /** `PATCH /direct-debits/{mandate_id}` (§11.3). */
+  'directDebits.update': { ...MANDATE, mandate_status: str({ values: ['ACTIVE', 'INACTIVE'] }) },
+  /** `POST /direct-debits/{mandate_id}` (§11.4). */
+  'directDebits.charge': {
+    amount: { type: 'number', required: true, positive: true },
+    reference: str(),
+    narration: str(),
+    custom_properties: customProperties,
+  },
+  /** Query of `GET /savings/{savings_id}/transactions` (§14.2): all optional. */
+  'savings.transactions.list': {
+    from: str(),
+    to: str(),
+    page: str({ pattern: /^[1-9]\d*$/, describe: 'an integer of at least 1' }),
   },
   /** Query of `GET /accounts/{account_number}/transactions` (§7.4). */
   'accounts.transactions.list': {

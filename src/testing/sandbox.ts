@@ -8,6 +8,7 @@ import { FaultInjector, type SandboxFaults } from './faults.js';
 import { IdempotencyStore } from './idempotency.js';
 import { connectionClosedError, type Outcome, truncatedResponse } from './outcome.js';
 import { resolveSandboxOptions, type SandboxClientInit, type SandboxOptions } from './options.js';
+import { type SandboxPayment, SandboxPayments } from './payments.js';
 import { createRandom } from './random.js';
 import { RateLimiter } from './rate-limit.js';
 import { RequestLog, type SandboxRequestRecord, type SandboxRequests } from './requests.js';
@@ -64,6 +65,12 @@ export interface SandboxControls {
   approveRegistration(username: string): SandboxClient;
   /** The cards the sandbox holds (secret fields in plaintext), oldest first; all clients' unless filtered. */
   cards(filter?: { clientId?: string }): StoredCard[];
+  /**
+   * The money movements the sandbox performed (`transfers.create`, `bills.pay`,
+   * `directDebits.charge`), oldest first, each with the `idempotency-key` that performed it: a
+   * replayed request adds nothing.
+   */
+  payments(filter?: { clientId?: string }): SandboxPayment[];
   /**
    * Acts as the customer on the consent page: opens `authorizeUrl` (the URL your app sends the
    * customer to), presses Approve or Deny, and resolves to the URL the browser would be sent
@@ -154,6 +161,7 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
     tokens: new TokenAuthority(random, o.now, { token: o.tokenLifetime, code: o.codeLifetime, deviceCode: o.deviceCodeLifetime, deviceInterval: o.deviceCodeInterval }),
     cards: new CardStore(),
     bank: new SandboxBank(),
+    payments: new SandboxPayments(),
     idempotency: new IdempotencyStore(),
     limiter: o.rateLimits ? new RateLimiter(o.rateLimits, o.now) : undefined,
     authUrl: stripSlash(o.authUrl),
@@ -234,6 +242,7 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
     registerClient: (init) => publicClient(ctx.clients.add(init)),
     approveRegistration: (username) => publicClient(ctx.clients.approve(username)),
     cards: (filter) => ctx.cards.list(filter?.clientId),
+    payments: (filter) => ctx.payments.ledger().filter((p) => filter?.clientId === undefined || p.clientId === filter.clientId),
     async consent(authorizeUrl, decision = 'approve') {
       if (decision !== 'approve' && decision !== 'deny') throw new TypeError("consent: decision must be 'approve' or 'deny'");
       const page = await handle(new Request(String(authorizeUrl)));
@@ -283,6 +292,7 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
       ctx.tokens.reset();
       ctx.cards.reset();
       ctx.bank.reset();
+      ctx.payments.reset();
       ctx.idempotency.reset();
       ctx.limiter?.clear();
       faults.reset();

@@ -10,6 +10,11 @@ describe('exactly once under faults', () => {
     expect(figures.attempts).toBeGreaterThan(200);
   });
 
+  it('200 calls mixing cards, transfers, bill payments and direct debits: each performed once', async () => {
+    const figures = await runExactlyOnce({ calls: 200, concurrency: 50, seed: 'once-200-mix', mix: true });
+    expect([figures.cards, figures.payments, figures.duplicates]).toEqual([50, 150, 0]);
+  });
+
   it('the same with AES-GCM on the PIN: a retry under the key re-sends the same ciphertext, so it replays', async () => {
     const figures = await runExactlyOnce({ calls: 200, concurrency: 50, seed: 'once-200-gcm', cipher: aesGcmCipher });
     expect(figures.cards).toBe(200);

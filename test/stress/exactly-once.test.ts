@@ -11,6 +11,14 @@ describe('exactly once under faults (stress)', () => {
     expect(figures.leaks).toBe(0);
   });
 
+  it('1,000 calls mixing cards.create, transfers.create, bills.pay and directDebits.charge, 30 % faulted: each performed once', async () => {
+    const figures = await runExactlyOnce({ calls: 1_000, concurrency: 50, seed: 'once-1000-mix', mix: true });
+    expect(figures.cards).toBe(250);
+    expect(figures.payments).toBe(750);
+    expect(figures.duplicates).toBe(0);
+    expect(figures.leaks).toBe(0);
+  });
+
   it('the same with the PIN under AES-GCM (a random IV per encryption)', async () => {
     const figures = await runExactlyOnce({ calls: 1_000, concurrency: 50, seed: 'once-1000-gcm', cipher: aesGcmCipher });
     expect(figures.cards).toBe(1_000);

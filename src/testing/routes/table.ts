@@ -4,6 +4,8 @@ import { authorizeDecision, authorizePage } from './authorize.js';
 import { createCard, listCards } from './cards.js';
 import { fetchRegistration, register } from './dcr.js';
 import { deviceAuthorization, deviceDecision, devicePageRoute } from './device.js';
+import { billerCategories, billers, chargeMandate, createMandate, createTransfer, listMandates, nameEnquiry, payBill, transferStatus, updateMandate, validateBill } from './payments.js';
+import { disputeCategories, disputeStatus, listSavings, reportDispute, savingsTransactions } from './reports.js';
 import { DEVICE_CODE_GRANT, tokenEndpoint } from './token.js';
 
 /** A matched route: the handlers by method, and the path parameters (decoded). */
@@ -41,6 +43,20 @@ export class RouteTable {
     this.add(`${api}/accounts/{account_number}/transactions`, { GET: listTransactions });
     this.add(`${api}/accounts/{account_number}/holds`, { GET: listHolds, POST: placeHold });
     this.add(`${api}/accounts/{account_number}/holds/{hold_reference}`, { PATCH: updateHold });
+    // The fixed paths before the templates they would also match.
+    this.add(`${api}/transactions/enquiry`, { POST: nameEnquiry });
+    this.add(`${api}/transactions/transfer`, { POST: createTransfer });
+    this.add(`${api}/transactions/{batch_reference}`, { GET: transferStatus });
+    this.add(`${api}/bills/categories`, { GET: billerCategories });
+    this.add(`${api}/bills/{category_id}/billers`, { GET: billers });
+    this.add(`${api}/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}`, { GET: validateBill, POST: payBill });
+    this.add(`${api}/disputes/categories`, { GET: disputeCategories });
+    this.add(`${api}/disputes`, { POST: reportDispute });
+    this.add(`${api}/disputes/{report_reference}`, { GET: disputeStatus });
+    this.add(`${api}/direct-debits`, { POST: createMandate, GET: listMandates });
+    this.add(`${api}/direct-debits/{mandate_id}`, { PATCH: updateMandate, POST: chargeMandate });
+    this.add(`${api}/savings`, { GET: listSavings });
+    this.add(`${api}/savings/{savings_id}/transactions`, { GET: savingsTransactions });
   }
 
   /** Adds handlers for a URL template. */

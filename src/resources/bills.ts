@@ -1,0 +1,100 @@
+import type * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
+import { Lazy } from '../core/lazy.js';
+import type * as S from '../schemas/bills.js';
+import type { PathParam } from './accounts.js';
+import { defineOperation } from './operation.js';
+import { noInput, Resource } from './resource.js';
+import type { OperationRunner } from './runner.js';
+
+/** A biller category; `id` is a string or a number. @group Bills */
+export interface BillerCategory extends z.output<typeof S.billerCategorySchema> {}
+/** A product a biller sells. @group Bills */
+export interface BillerProduct extends z.output<typeof S.billerProductSchema> {}
+/** A biller, with its products. @group Bills */
+export interface Biller extends z.output<typeof S.billerSchema> {}
+/** `data` of `bills.billers.list`. @group Bills */
+export interface BillerList extends z.output<typeof S.billerListSchema> {}
+/** What validating a bill returns: the amount due, the fee, and who and what it is for. @group Bills */
+export interface BillValidation extends z.output<typeof S.billValidationSchema> {}
+/** Body of `bills.pay`. @group Bills */
+export interface PayBillParams extends z.input<typeof S.payBillSchema> {}
+/** What paying a bill returns. @group Bills */
+export interface BillPayment extends z.output<typeof S.billPaymentSchema> {}
+
+const schemas = new Lazy(() => import('../schemas/bills.js'));
+const full = { schemas, completeness: 'full' } as const;
+const REFERENCE = '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}';
+
+/** The bill-payment operations (§9 of the provider reference). */
+export const BILL_OPERATIONS = {
+  categories: defineOperation({ schemas, completeness: 'partial', name: 'bills.categories.list', method: 'GET', path: '/bills/categories', token: 'client', scopes: ['bills.categories.list'], input: 'none', response: 'billerCategoryListSchema', source: '§9.1' }),
+  billers: defineOperation({ ...full, name: 'bills.billers.list', method: 'GET', path: '/bills/{category_id}/billers', token: 'client', scopes: ['bills.billers.list'], input: 'none', response: 'billerListSchema', source: '§9.2' }),
+  validate: defineOperation({ ...full, name: 'bills.validate', method: 'GET', path: REFERENCE, token: 'both', scopes: ['bills.bill.validate'], input: 'none', response: 'billValidationSchema', source: '§9.3' }),
+  pay: defineOperation({ ...full, name: 'bills.pay', method: 'POST', path: REFERENCE, token: 'customer', scopes: ['bills.transactions.create'], input: 'body', request: 'payBillSchema', response: 'billPaymentSchema', source: '§9.4' }),
+};
+
+/**
+ * Biller categories: `ob.bills.categories` (client credentials, no consent needed).
+ * @group Bills
+ */
+export class BillerCategories extends Resource {
+  /** Every biller category (`GET /bills/categories`, client credentials, scope `bills.categories.list`). */
+  list(options?: RequestOptions): APIPromise<BillerCategory[]>;
+  list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<BillerCategory[]>;
+  list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<BillerCategory[]> {
+    const [input, options] = noInput(first, second);
+    return this.run.call(BILL_OPERATIONS.categories, [], input, options);
+  }
+}
+
+/**
+ * Billers: `ob.bills.billers` (client credentials, no consent needed).
+ * @group Bills
+ */
+export class Billers extends Resource {
+  /** The billers of a category, with their products (`GET /bills/{category_id}/billers`, scope `bills.billers.list`). */
+  list(categoryId: PathParam, options?: RequestOptions): APIPromise<BillerList> {
+    return this.run.call(BILL_OPERATIONS.billers, [categoryId], undefined, options);
+  }
+}
+
+/**
+ * Bill payments: categories and billers on `ob`, validation on either, payment on a customer
+ * session.
+ * @group Bills
+ */
+export class Bills extends Resource {
+  /** Biller categories. */
+  readonly categories: BillerCategories;
+  /** Billers of a category. */
+  readonly billers: Billers;
+
+  /** @internal */
+  constructor(runner: OperationRunner) {
+    super(runner);
+    this.categories = new BillerCategories(runner);
+    this.billers = new Billers(runner);
+  }
+
+  /**
+   * Looks a bill up: the amount due, the fee, the payer
+   * (`GET /bills/{category_id}/billers/{biller_id}/reference/{bill_reference}`, scope
+   * `bills.bill.validate`; client credentials on `ob`, the customer's token on a session).
+   */
+  validate(categoryId: PathParam, billerId: PathParam, billReference: PathParam, options?: RequestOptions): APIPromise<BillValidation> {
+    return this.run.call(BILL_OPERATIONS.validate, [categoryId, billerId, billReference], undefined, options);
+  }
+
+  /**
+   * Pays a bill from the customer's account
+   * (`POST /bills/{category_id}/billers/{biller_id}/reference/{bill_reference}`, customer token,
+   * scope `bills.transactions.create`). The `payer_info` and `product_info` of a validation can be
+   * passed as they are. After a crash or a lost answer, call again with the **same**
+   * `idempotencyKey`: the bill is paid at most once.
+   */
+  pay(categoryId: PathParam, billerId: PathParam, billReference: PathParam, body: PayBillParams, options?: RequestOptions): APIPromise<BillPayment> {
+    return this.run.call(BILL_OPERATIONS.pay, [categoryId, billerId, billReference], body, options);
+  }
+}

@@ -1,0 +1,71 @@
+import type * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
+import { Lazy } from '../core/lazy.js';
+import type * as S from '../schemas/disputes.js';
+import type { PathParam } from './accounts.js';
+import { defineOperation } from './operation.js';
+import { noInput, Resource } from './resource.js';
+import type { OperationRunner } from './runner.js';
+
+/** A dispute category. @group Disputes */
+export interface DisputeCategory extends z.output<typeof S.disputeCategorySchema> {}
+/** `data` of `disputes.categories.list`. @group Disputes */
+export interface DisputeCategoryList extends z.output<typeof S.disputeCategoryListSchema> {}
+/** Body of `disputes.create`. @group Disputes */
+export interface CreateDisputeParams extends z.input<typeof S.createDisputeSchema> {}
+/** A dispute report and where it stands (`report_status` is open: `'LOGGED'`, …). @group Disputes */
+export interface Dispute extends z.output<typeof S.disputeSchema> {}
+
+const schemas = new Lazy(() => import('../schemas/disputes.js'));
+const full = { schemas, completeness: 'full' } as const;
+
+/** The dispute operations (§10 of the provider reference). */
+export const DISPUTE_OPERATIONS = {
+  categories: defineOperation({ ...full, name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', token: 'client', scopes: ['disputes.categories.list'], input: 'none', response: 'disputeCategoryListSchema', source: '§10.1' }),
+  create: defineOperation({ ...full, name: 'disputes.create', method: 'POST', path: '/disputes', token: 'customer', scopes: ['disputes.report.create'], input: 'body', request: 'createDisputeSchema', response: 'disputeSchema', source: '§10.2' }),
+  retrieve: defineOperation({ ...full, name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: ['disputes.report.readonly'], input: 'none', response: 'disputeListSchema', source: '§10.3' }),
+};
+
+/**
+ * Dispute categories: `ob.disputes.categories` (client credentials).
+ * @group Disputes
+ */
+export class DisputeCategories extends Resource {
+  /** Every dispute category (`GET /disputes/categories`, client credentials, scope `disputes.categories.list`). */
+  list(options?: RequestOptions): APIPromise<DisputeCategoryList>;
+  list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<DisputeCategoryList>;
+  list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<DisputeCategoryList> {
+    const [input, options] = noInput(first, second);
+    return this.run.call(DISPUTE_OPERATIONS.categories, [], input, options);
+  }
+}
+
+/**
+ * Disputes: categories on `ob`, reports on a customer session.
+ * @group Disputes
+ */
+export class Disputes extends Resource {
+  /** Dispute categories. */
+  readonly categories: DisputeCategories;
+
+  /** @internal */
+  constructor(runner: OperationRunner) {
+    super(runner);
+    this.categories = new DisputeCategories(runner);
+  }
+
+  /** Reports a dispute (`POST /disputes`, customer token, scope `disputes.report.create`). */
+  create(body: CreateDisputeParams, options?: RequestOptions): APIPromise<Dispute> {
+    return this.run.call(DISPUTE_OPERATIONS.create, [], body, options);
+  }
+
+  /**
+   * Where a report stands (`GET /disputes/{report_reference}`, customer token, scope
+   * `disputes.report.readonly`). The provider answers with a list: this always resolves to an
+   * array (a lone object is wrapped), and never picks an item for you.
+   */
+  retrieve(reportReference: PathParam, options?: RequestOptions): APIPromise<Dispute[]> {
+    return this.run.call(DISPUTE_OPERATIONS.retrieve, [reportReference], undefined, options);
+  }
+}

@@ -1,0 +1,77 @@
+import type * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
+import { Lazy } from '../core/lazy.js';
+import type { PagePromise } from '../core/page-promise.js';
+import type * as S from '../schemas/savings.js';
+import type { PathParam } from './accounts.js';
+import { defineOperation } from './operation.js';
+import { noInput, Resource } from './resource.js';
+import type { OperationRunner } from './runner.js';
+
+/** A savings plan. @group Savings */
+export interface Savings extends z.output<typeof S.savingsSchema> {}
+/** `data` of `savings.list`: `{ savings }` (a `loans` list from the provider is copied into it). @group Savings */
+export interface SavingsList extends z.output<typeof S.savingsListSchema> {}
+/** Query of `savings.transactions.list`: `from`, `to` and `page`, all optional. @group Savings */
+export interface SavingsTransactionListParams extends NonNullable<z.input<typeof S.savingsTransactionsQuerySchema>> {}
+/** One transaction of a savings plan. @group Savings */
+export interface SavingsTransaction extends z.output<typeof S.savingsTransactionSchema> {}
+/** `data` of one page of `savings.transactions.list`. @group Savings */
+export interface SavingsTransactionPage extends z.output<typeof S.savingsTransactionPageSchema> {}
+
+const schemas = new Lazy(() => import('../schemas/savings.js'));
+const full = { schemas, completeness: 'full', token: 'customer' } as const;
+
+/** The savings operations (§14 of the provider reference). */
+export const SAVINGS_OPERATIONS = {
+  list: defineOperation({ ...full, name: 'savings.list', method: 'GET', path: '/savings', scopes: ['savings.list'], input: 'none', response: 'savingsListSchema', source: '§14.1' }),
+  transactions: defineOperation({ ...full, name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', scopes: ['savings.transactions.list'], input: 'optional-query', request: 'savingsTransactionsQuerySchema', response: 'savingsTransactionPageSchema', pagedItems: 'transactions', source: '§14.2' }),
+};
+
+/**
+ * A savings plan's transactions: `session.savings.transactions`.
+ * @group Savings
+ */
+export class SavingsTransactions extends Resource {
+  /**
+   * The plan's transactions (`GET /savings/{savings_id}/transactions`, customer token, scope
+   * `savings.transactions.list`); `from`, `to` and `page` are optional. Awaiting gives the first
+   * page's `data`; `for await` yields every transaction of every page; `.pages()` yields the pages.
+   * Pass options without a query as `list(id, undefined, options)`.
+   *
+   * @example
+   * ```ts
+   * declare const session: import('openbanking-ng').CustomerSession;
+   * for await (const tx of session.savings.transactions.list('SAV-0001')) {
+   *   console.log(tx.value_date, tx.amount, tx.status);
+   * }
+   * ```
+   */
+  list(savingsId: PathParam, query?: SavingsTransactionListParams, options?: RequestOptions): PagePromise<SavingsTransactionPage, SavingsTransaction> {
+    return this.run.paged(SAVINGS_OPERATIONS.transactions, [savingsId], query as Record<string, unknown> | undefined, options);
+  }
+}
+
+/**
+ * The customer's savings plans: `session.savings`.
+ * @group Savings
+ */
+export class SavingsResource extends Resource {
+  /** A plan's transactions, paged. */
+  readonly transactions: SavingsTransactions;
+
+  /** @internal */
+  constructor(runner: OperationRunner) {
+    super(runner);
+    this.transactions = new SavingsTransactions(runner);
+  }
+
+  /** The customer's savings plans (`GET /savings`, customer token, scope `savings.list`). */
+  list(options?: RequestOptions): APIPromise<SavingsList>;
+  list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<SavingsList>;
+  list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<SavingsList> {
+    const [input, options] = noInput(first, second);
+    return this.run.call(SAVINGS_OPERATIONS.list, [], input, options);
+  }
+}

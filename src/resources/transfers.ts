@@ -1,0 +1,71 @@
+import type * as z from 'zod/mini';
+import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/call-options.js';
+import { Lazy } from '../core/lazy.js';
+import type * as S from '../schemas/transfers.js';
+import type { PathParam } from './accounts.js';
+import { defineOperation } from './operation.js';
+import { Resource } from './resource.js';
+
+/** Body of `transfers.enquiry`: the destination bank code and account number. @group Transfers */
+export interface NameEnquiryParams extends z.input<typeof S.nameEnquirySchema> {}
+/** What a name enquiry returns: the name on the destination account. @group Transfers */
+export interface NameEnquiry extends z.output<typeof S.nameEnquiryResultSchema> {}
+/** Body of `transfers.create` (**unofficial**: from a working integration; extra fields pass through). @group Transfers */
+export interface CreateTransferParams extends z.input<typeof S.createTransferSchema> {}
+/** What `transfers.create` returns: kept as the provider sends it, `batch_reference` when present. @group Transfers */
+export interface Transfer extends z.output<typeof S.transferResultSchema> {}
+/** A transfer's status (`status` is open: `'SUCCESSFUL'`, `'PENDING'`, …). @group Transfers */
+export interface TransferStatus extends z.output<typeof S.transferStatusSchema> {}
+
+const schemas = new Lazy(() => import('../schemas/transfers.js'));
+const full = { schemas, completeness: 'full' } as const;
+
+/** The transfer operations (§8 of the provider reference). */
+export const TRANSFER_OPERATIONS = {
+  enquiry: defineOperation({ ...full, name: 'transfers.enquiry', method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: ['transfers.transactions.enquiry'], input: 'body', request: 'nameEnquirySchema', response: 'nameEnquiryResultSchema', source: '§8.1' }),
+  create: defineOperation({ schemas, completeness: 'partial', unofficial: true, name: 'transfers.create', method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: ['transfers.transactions.create'], input: 'body', request: 'createTransferSchema', response: 'transferResultSchema', source: '§8.2' }),
+  retrieve: defineOperation({ ...full, name: 'transfers.retrieve', method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: ['transfers.transactions.query'], input: 'none', response: 'transferStatusSchema', source: '§8.3' }),
+};
+
+/**
+ * Transfers: `session.transfers` (the customer's token); `ob.transfers.enquiry` also runs with
+ * client credentials.
+ * @group Transfers
+ */
+export class Transfers extends Resource {
+  /**
+   * Name enquiry: the name on a destination account, before sending money to it
+   * (`POST /transactions/enquiry`, scope `transfers.transactions.enquiry`; client credentials on
+   * `ob`, the customer's token on a session).
+   */
+  enquiry(body: NameEnquiryParams, options?: RequestOptions): APIPromise<NameEnquiry> {
+    return this.run.call(TRANSFER_OPERATIONS.enquiry, [], body, options);
+  }
+
+  /**
+   * Moves money from the customer's account (**unofficial**: the provider documents no path or
+   * body; this posts to `endpoints.transfer`, default `/transactions/transfer`, the fields a
+   * working integration sends; customer token, scope `transfers.transactions.create`). Unknown
+   * extra fields pass through. After a crash or a lost answer, call again with the **same**
+   * `idempotencyKey`: the provider performs the transfer at most once.
+   *
+   * @example
+   * ```ts
+   * declare const session: import('openbanking-ng').CustomerSession;
+   * const key = crypto.randomUUID(); // store it with the payment order before sending
+   * const transfer = await session.transfers.create(
+   *   { amount: 5000, source_account_number: '0123456789', destination_bank_code: '000007', destination_account_number: '0987654321' },
+   *   { idempotencyKey: key },
+   * );
+   * ```
+   */
+  create(body: CreateTransferParams, options?: RequestOptions): APIPromise<Transfer> {
+    return this.run.call(TRANSFER_OPERATIONS.create, [], body, options);
+  }
+
+  /** A transfer's status (`GET /transactions/{batch_reference}`, customer token, scope `transfers.transactions.query`). */
+  retrieve(batchReference: PathParam, options?: RequestOptions): APIPromise<TransferStatus> {
+    return this.run.call(TRANSFER_OPERATIONS.retrieve, [batchReference], undefined, options);
+  }
+}

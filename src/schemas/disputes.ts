@@ -1,0 +1,65 @@
+import * as z from 'zod/mini';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, plainObject, text } from './common.js';
+
+/*
+ * The zod schemas of the dispute operations (§10 of the provider reference), loaded with the first
+ * disputes call.
+ */
+
+/** One dispute category. */
+export const disputeCategorySchema = z.looseObject({
+  /** Category id (pass it, as a string, as `dispute_category_id`). */
+  id: maybe(id()),
+  /** Name. */
+  name: maybeText(),
+  /** Description. */
+  description: maybeText(),
+});
+
+/** `data` of `GET /disputes/categories`. */
+export const disputeCategoryListSchema = z.looseObject({
+  /** The categories. */
+  dispute_categories: z.array(disputeCategorySchema),
+});
+
+/** Body of `POST /disputes`: every field but `custom_properties` is required. */
+export const createDisputeSchema = plainObject(
+  z.strictObject({
+    /** Your reference for the report, e.g. `'DISP1234567890'`. */
+    reference: text(),
+    /** What went wrong. */
+    description: text(),
+    /** The customer reporting it. */
+    customer_id: text(),
+    /** A category id from `disputes.categories.list()`. */
+    dispute_category_id: text(),
+    /** The disputed amount, major units. */
+    amount: z.number().check(z.positive()),
+    /** Extension items. */
+    custom_properties: customPropertiesSchema,
+  }),
+);
+
+/** A dispute report and where it stands. */
+export const disputeSchema = z.looseObject({
+  /** The report's reference (for `disputes.retrieve`). */
+  report_reference: maybeText(),
+  /** Status, e.g. `'LOGGED'` (no full list is published). */
+  report_status: maybe(openEnum(['LOGGED', 'IN_PROGRESS', 'RESOLVED', 'CLOSED'])),
+  /** When a first answer is due, e.g. `'24 hours'`. */
+  first_response_sla: maybeText(),
+  /** When a resolution is due, e.g. `'7 days'`. */
+  resolution_sla: maybeText(),
+  /** Where to follow up by email. */
+  follow_up_email: maybeText(),
+  /** Where to follow up by phone. */
+  follow_up_phone: maybeText(),
+  /** Extension items. */
+  custom_properties: customPropertiesOut(),
+});
+
+/** `data` of `GET /disputes/{report_reference}`: a bare array; a lone object is wrapped into one. */
+export const disputeListSchema = z.pipe(
+  z.transform((value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? [value] : value)),
+  z.array(disputeSchema),
+);
