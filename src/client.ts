@@ -13,6 +13,7 @@ import { Transport } from './core/transport.js';
 import { CustomerSession } from './customer-session.js';
 import { ValidationError } from './errors.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
+import { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
 import { Namespaces } from './resources/namespaces.js';
 import { OperationRunner } from './resources/runner.js';
 
@@ -207,7 +208,7 @@ function runnerFor(state: ClientState, customer: BearerSource | undefined): Oper
   return new OperationRunner({
     transport: state.transport,
     endpoints: state.config.endpoints,
-    scopes: (op) => overrides[op.name] ?? op.scopes,
+    scopes: (op) => overrides[op.name] ?? OPERATION_SCOPES[op.name as OperationName],
     clientBearer: (scopes) => clientBearer(state, scopes),
     customerBearer: customer,
   });

@@ -10,7 +10,7 @@ export type { HttpMethod } from './core/http.js';
 export type { APIPromise, Envelope, WithResponse } from './core/api-promise.js';
 export type { PagePromise } from './core/page-promise.js';
 export { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
-export type { TokenKind } from './resources/operation.js';
+export type { TokenKind } from './core/operation.js';
 export type { Logger, LogLevel } from './core/logger.js';
 export type { SignatureEncoding } from './core/signature.js';
 export type { Sleep } from './core/retry.js';

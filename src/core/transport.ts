@@ -9,7 +9,6 @@ import { decodeSuccess } from './decode.js';
 import { FieldCrypto } from './field-crypto.js';
 import { type HttpMethod, httpLayer } from './http.js';
 import { jsonIssues } from './json-body.js';
-import type { Lazy } from './lazy.js';
 import { computeSignature } from './signature.js';
 import { toIssues } from './zod-issues.js';
 
@@ -18,15 +17,11 @@ export type { RequestOptions } from './call-options.js';
 export type { Envelope } from './api-promise.js';
 export type { HttpMethod } from './http.js';
 
-/**
- * Where an operation's zod schemas live: a module loaded with the first call that needs it (one
- * per namespace), and the names of the exports that check the body, the query and `data`.
- */
-export interface SchemaRef {
-  module: Lazy<object>;
-  request?: string | undefined;
-  query?: string | undefined;
-  response?: string | undefined;
+/** An operation's zod schemas: the body, the query, and `data` of a 2xx answer. */
+export interface OperationSchemas {
+  request?: z.ZodMiniType | undefined;
+  query?: z.ZodMiniType | undefined;
+  response?: z.ZodMiniType | undefined;
 }
 
 /** One API operation: what the pipeline needs to send it and read its answer. */
@@ -37,7 +32,7 @@ export interface Operation {
   query?: Record<string, unknown> | undefined;
   body?: unknown;
   /** The zod schemas: the body and the query are validated before anything is sent, `data` of a 2xx answer after (unknown fields kept). */
-  schemas?: SchemaRef | undefined;
+  schemas?: OperationSchemas | undefined;
   /** A 2xx body must be the `{status, message, data}` envelope. */
   envelope?: boolean;
   /** Top-level request fields the cipher encrypts. */
@@ -75,14 +70,12 @@ export class Transport {
     const call = callOptions ?? {};
 
     // 1. Body and query, validated before anything is sent.
-    const schemas = op.schemas && (op.schemas.module.value ?? (await op.schemas.module.load()));
-    const pick = (name: string | undefined) => (name === undefined ? undefined : ((schemas as Record<string, z.ZodMiniType>)[name] as z.ZodMiniType));
-    const body = validate(pick(op.schemas?.request), op.body, 'Invalid request body', '');
+    const body = validate(op.schemas?.request, op.body, 'Invalid request body', '');
     if (body !== undefined) {
       const problems = jsonIssues(body);
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
-    const query = encodeQuery(validate(pick(op.schemas?.query), op.query, 'Invalid query', 'query') as Record<string, unknown> | undefined);
+    const query = encodeQuery(validate(op.schemas?.query, op.query, 'Invalid query', 'query') as Record<string, unknown> | undefined);
     const http = httpLayer.value ?? (await httpLayer.load());
     const idempotencyKey = call.idempotencyKey ?? http.uuid();
 
@@ -109,7 +102,7 @@ export class Transport {
     });
 
     // 5. Decode, validate, decrypt.
-    const decoded = decodeSuccess(response, text, op.envelope === true, pick(op.schemas?.response), idempotencyKey);
+    const decoded = decodeSuccess(response, text, op.envelope === true, op.schemas?.response, idempotencyKey);
     await this.#crypto.decryptResponse(decoded.data, op.secretResponseFields, idempotencyKey);
     return { data: decoded.data, envelope: decoded.envelope, response, idempotencyKey };
   }

@@ -4,7 +4,6 @@ import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import type { PagePromise } from '../core/page-promise.js';
 import type * as S from '../schemas/accounts.js';
-import { defineOperation } from './operation.js';
 import { noInput, Resource } from './resource.js';
 import type { OperationRunner } from './runner.js';
 
@@ -40,19 +39,8 @@ export interface HoldReference extends z.output<typeof S.holdReferenceSchema> {}
 /** A path parameter: a string or a number, encoded by the SDK. @group Client */
 export type PathParam = string | number;
 
-const schemas = new Lazy(() => import('../schemas/accounts.js'));
-const full = { schemas, completeness: 'full' } as const;
-
-/** The account operations (§7 of the provider reference). */
-export const ACCOUNT_OPERATIONS = {
-  create: defineOperation({ ...full, name: 'accounts.create', method: 'POST', path: '/accounts', token: 'client', scopes: ['accounts.create'], input: 'body', request: 'openAccountSchema', response: 'openedAccountSchema', source: '§7.1' }),
-  list: defineOperation({ ...full, name: 'accounts.list', method: 'GET', path: '/accounts', token: 'customer', scopes: ['accounts.list.readonly'], input: 'none', response: 'accountListSchema', source: '§7.2' }),
-  balances: defineOperation({ ...full, name: 'accounts.balances.retrieve', method: 'GET', path: '/accounts/{account_number}/balances', token: 'customer', scopes: ['accounts.balance.readonly'], input: 'none', response: 'balancesSchema', source: '§7.3' }),
-  transactions: defineOperation({ ...full, name: 'accounts.transactions.list', method: 'GET', path: '/accounts/{account_number}/transactions', token: 'customer', scopes: ['accounts.transactions.readonly'], input: 'query', request: 'transactionsQuerySchema', response: 'transactionPageSchema', pagedItems: 'transactions', source: '§7.4' }),
-  holdsList: defineOperation({ ...full, name: 'accounts.holds.list', method: 'GET', path: '/accounts/{account_number}/holds', token: 'customer', scopes: ['accounts.holds.readonly'], input: 'none', response: 'holdListSchema', source: '§7.5' }),
-  holdsCreate: defineOperation({ ...full, name: 'accounts.holds.create', method: 'POST', path: '/accounts/{account_number}/holds', token: 'customer', scopes: ['accounts.holds.create'], input: 'body', request: 'placeHoldSchema', response: 'holdReferenceSchema', source: '§7.6' }),
-  holdsUpdate: defineOperation({ ...full, name: 'accounts.holds.update', method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', token: 'customer', scopes: ['accounts.holds.update'], input: 'body', request: 'updateHoldSchema', response: 'holdReferenceSchema', source: '§7.7' }),
-};
+/** The namespace's operations and schemas, loaded with its first call. */
+const ops = new Lazy(() => import('../schemas/accounts.js'));
 
 /**
  * An account's balances: `session.accounts.balances`.
@@ -61,7 +49,7 @@ export const ACCOUNT_OPERATIONS = {
 export class AccountBalancesResource extends Resource {
   /** The account's balances (`GET /accounts/{account_number}/balances`, customer token, scope `accounts.balance.readonly`). */
   retrieve(accountNumber: PathParam, options?: RequestOptions): APIPromise<AccountBalances> {
-    return this.run.call(ACCOUNT_OPERATIONS.balances, [accountNumber], undefined, options);
+    return this.run.call(ops, 'balances', [accountNumber], undefined, options);
   }
 }
 
@@ -84,7 +72,7 @@ export class AccountTransactions extends Resource {
    * ```
    */
   list(accountNumber: PathParam, query: TransactionListParams, options?: RequestOptions): PagePromise<AccountTransactionPage, AccountTransaction> {
-    return this.run.paged(ACCOUNT_OPERATIONS.transactions, [accountNumber], query as unknown as Record<string, unknown>, options);
+    return this.run.paged(ops, 'transactions', [accountNumber], query as unknown as Record<string, unknown>, options);
   }
 }
 
@@ -95,17 +83,17 @@ export class AccountTransactions extends Resource {
 export class AccountHolds extends Resource {
   /** The account's holds (`GET /accounts/{account_number}/holds`, customer token, scope `accounts.holds.readonly`). */
   list(accountNumber: PathParam, options?: RequestOptions): APIPromise<HoldList> {
-    return this.run.call(ACCOUNT_OPERATIONS.holdsList, [accountNumber], undefined, options);
+    return this.run.call(ops, 'holdsList', [accountNumber], undefined, options);
   }
 
   /** Places a hold (`POST /accounts/{account_number}/holds`, customer token, scope `accounts.holds.create`). */
   create(accountNumber: PathParam, body: PlaceHoldParams, options?: RequestOptions): APIPromise<HoldReference> {
-    return this.run.call(ACCOUNT_OPERATIONS.holdsCreate, [accountNumber], body, options);
+    return this.run.call(ops, 'holdsCreate', [accountNumber], body, options);
   }
 
   /** Updates a hold; `{ status: 'INACTIVE' }` releases it (`PATCH /accounts/{account_number}/holds/{hold_reference}`, scope `accounts.holds.update`). */
   update(accountNumber: PathParam, holdReference: PathParam, body: UpdateHoldParams, options?: RequestOptions): APIPromise<HoldReference> {
-    return this.run.call(ACCOUNT_OPERATIONS.holdsUpdate, [accountNumber, holdReference], body, options);
+    return this.run.call(ops, 'holdsUpdate', [accountNumber, holdReference], body, options);
   }
 }
 
@@ -136,7 +124,7 @@ export class Accounts extends Resource {
    * in `accounts.list()` under the customer's consent.
    */
   create(body: OpenAccountParams, options?: RequestOptions): APIPromise<OpenedAccount> {
-    return this.run.call(ACCOUNT_OPERATIONS.create, [], body, options);
+    return this.run.call(ops, 'create', [], body, options);
   }
 
   /** The customer's accounts (`GET /accounts`, customer token, scope `accounts.list.readonly`). */
@@ -144,6 +132,6 @@ export class Accounts extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<AccountList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<AccountList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(ACCOUNT_OPERATIONS.list, [], input, options);
+    return this.run.call(ops, 'list', [], input, options);
   }
 }

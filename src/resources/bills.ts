@@ -4,7 +4,6 @@ import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import type * as S from '../schemas/bills.js';
 import type { PathParam } from './accounts.js';
-import { defineOperation } from './operation.js';
 import { noInput, Resource } from './resource.js';
 import type { OperationRunner } from './runner.js';
 
@@ -23,17 +22,8 @@ export interface PayBillParams extends z.input<typeof S.payBillSchema> {}
 /** What paying a bill returns. @group Bills */
 export interface BillPayment extends z.output<typeof S.billPaymentSchema> {}
 
-const schemas = new Lazy(() => import('../schemas/bills.js'));
-const full = { schemas, completeness: 'full' } as const;
-const REFERENCE = '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}';
-
-/** The bill-payment operations (§9 of the provider reference). */
-export const BILL_OPERATIONS = {
-  categories: defineOperation({ schemas, completeness: 'partial', name: 'bills.categories.list', method: 'GET', path: '/bills/categories', token: 'client', scopes: ['bills.categories.list'], input: 'none', response: 'billerCategoryListSchema', source: '§9.1' }),
-  billers: defineOperation({ ...full, name: 'bills.billers.list', method: 'GET', path: '/bills/{category_id}/billers', token: 'client', scopes: ['bills.billers.list'], input: 'none', response: 'billerListSchema', source: '§9.2' }),
-  validate: defineOperation({ ...full, name: 'bills.validate', method: 'GET', path: REFERENCE, token: 'both', scopes: ['bills.bill.validate'], input: 'none', response: 'billValidationSchema', source: '§9.3' }),
-  pay: defineOperation({ ...full, name: 'bills.pay', method: 'POST', path: REFERENCE, token: 'customer', scopes: ['bills.transactions.create'], input: 'body', request: 'payBillSchema', response: 'billPaymentSchema', source: '§9.4' }),
-};
+/** The namespace's operations and schemas, loaded with its first call. */
+const ops = new Lazy(() => import('../schemas/bills.js'));
 
 /**
  * Biller categories: `ob.bills.categories` (client credentials, no consent needed).
@@ -45,7 +35,7 @@ export class BillerCategories extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<BillerCategory[]>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<BillerCategory[]> {
     const [input, options] = noInput(first, second);
-    return this.run.call(BILL_OPERATIONS.categories, [], input, options);
+    return this.run.call(ops, 'categories', [], input, options);
   }
 }
 
@@ -56,7 +46,7 @@ export class BillerCategories extends Resource {
 export class Billers extends Resource {
   /** The billers of a category, with their products (`GET /bills/{category_id}/billers`, scope `bills.billers.list`). */
   list(categoryId: PathParam, options?: RequestOptions): APIPromise<BillerList> {
-    return this.run.call(BILL_OPERATIONS.billers, [categoryId], undefined, options);
+    return this.run.call(ops, 'billers', [categoryId], undefined, options);
   }
 }
 
@@ -84,7 +74,7 @@ export class Bills extends Resource {
    * `bills.bill.validate`; client credentials on `ob`, the customer's token on a session).
    */
   validate(categoryId: PathParam, billerId: PathParam, billReference: PathParam, options?: RequestOptions): APIPromise<BillValidation> {
-    return this.run.call(BILL_OPERATIONS.validate, [categoryId, billerId, billReference], undefined, options);
+    return this.run.call(ops, 'validate', [categoryId, billerId, billReference], undefined, options);
   }
 
   /**
@@ -95,6 +85,6 @@ export class Bills extends Resource {
    * `idempotencyKey`: the bill is paid at most once.
    */
   pay(categoryId: PathParam, billerId: PathParam, billReference: PathParam, body: PayBillParams, options?: RequestOptions): APIPromise<BillPayment> {
-    return this.run.call(BILL_OPERATIONS.pay, [categoryId, billerId, billReference], body, options);
+    return this.run.call(ops, 'pay', [categoryId, billerId, billReference], body, options);
   }
 }

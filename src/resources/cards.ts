@@ -2,9 +2,7 @@ import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
-import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS } from '../schemas/card-values.js';
 import type * as S from '../schemas/cards.js';
-import { defineOperation } from './operation.js';
 import { noInput, Resource } from './resource.js';
 
 /** Body of `ob.cards.create`, from the spec's table. @group Cards */
@@ -22,22 +20,8 @@ export type CardAddress = NonNullable<CreateCardParams['card_address']>;
 /** An extension item carried on most requests and responses. @group Cards */
 export type CustomProperty = NonNullable<CreateCardParams['custom_properties']>[number];
 
-const schemas = new Lazy(() => import('../schemas/cards.js'));
-
-/** The card operations (§12 of the provider reference). */
-export const CARD_OPERATIONS = {
-  create: defineOperation({
-    name: 'cards.create', method: 'POST', path: '/cards', token: 'both', scopes: ['cards.create'], input: 'body',
-    schemas, request: 'createCardSchema', response: 'cardSchema',
-    secretRequestFields: CARD_SECRET_REQUEST_FIELDS, secretResponseFields: CARD_SECRET_RESPONSE_FIELDS,
-    source: '§12.1', completeness: 'full',
-  }),
-  list: defineOperation({
-    name: 'cards.list', method: 'GET', path: '/cards', token: 'both', scopes: ['cards.list'], input: 'none',
-    schemas, response: 'cardListSchema', secretResponseFields: CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`),
-    source: '§12.2', completeness: 'full',
-  }),
-};
+/** The namespace's operations and schemas, loaded with its first call. */
+const ops = new Lazy(() => import('../schemas/cards.js'));
 
 /**
  * Customer cards: `ob.cards` (client credentials) and `session.cards` (the customer's token).
@@ -60,7 +44,7 @@ export class Cards extends Resource {
    * ```
    */
   create(body: CreateCardParams, options?: RequestOptions): APIPromise<Card> {
-    return this.run.call(CARD_OPERATIONS.create, [], body, options);
+    return this.run.call(ops, 'create', [], body, options);
   }
 
   /**
@@ -72,6 +56,6 @@ export class Cards extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<CardList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<CardList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(CARD_OPERATIONS.list, [], input, options);
+    return this.run.call(ops, 'list', [], input, options);
   }
 }

@@ -3,21 +3,13 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import type * as S from '../schemas/customers.js';
-import { defineOperation } from './operation.js';
 import { noInput, Resource } from './resource.js';
 
 /** The customer a token belongs to: every member optional and nullable, unknown fields kept. @group Customers */
 export interface Customer extends z.output<typeof S.customerSchema> {}
 
-const schemas = new Lazy(() => import('../schemas/customers.js'));
-
-/** The customer operations (§6 of the provider reference). */
-export const CUSTOMER_OPERATIONS = {
-  retrieve: defineOperation({
-    name: 'customers.retrieve', method: 'GET', path: '/customers', token: 'customer', scopes: ['customers.readonly'], input: 'none',
-    schemas, response: 'customerSchema', source: '§6.1', completeness: 'full',
-  }),
-};
+/** The namespace's operations and schemas, loaded with its first call. */
+const ops = new Lazy(() => import('../schemas/customers.js'));
 
 /**
  * The customer behind a session's token: `session.customers` (customer token only).
@@ -40,6 +32,6 @@ export class Customers extends Resource {
   retrieve(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<Customer>;
   retrieve(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<Customer> {
     const [input, options] = noInput(first, second);
-    return this.run.call(CUSTOMER_OPERATIONS.retrieve, [], input, options);
+    return this.run.call(ops, 'retrieve', [], input, options);
   }
 }

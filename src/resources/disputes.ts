@@ -4,7 +4,6 @@ import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import type * as S from '../schemas/disputes.js';
 import type { PathParam } from './accounts.js';
-import { defineOperation } from './operation.js';
 import { noInput, Resource } from './resource.js';
 import type { OperationRunner } from './runner.js';
 
@@ -17,15 +16,8 @@ export interface CreateDisputeParams extends z.input<typeof S.createDisputeSchem
 /** A dispute report and where it stands (`report_status` is open: `'LOGGED'`, …). @group Disputes */
 export interface Dispute extends z.output<typeof S.disputeSchema> {}
 
-const schemas = new Lazy(() => import('../schemas/disputes.js'));
-const full = { schemas, completeness: 'full' } as const;
-
-/** The dispute operations (§10 of the provider reference). */
-export const DISPUTE_OPERATIONS = {
-  categories: defineOperation({ ...full, name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', token: 'client', scopes: ['disputes.categories.list'], input: 'none', response: 'disputeCategoryListSchema', source: '§10.1' }),
-  create: defineOperation({ ...full, name: 'disputes.create', method: 'POST', path: '/disputes', token: 'customer', scopes: ['disputes.report.create'], input: 'body', request: 'createDisputeSchema', response: 'disputeSchema', source: '§10.2' }),
-  retrieve: defineOperation({ ...full, name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: ['disputes.report.readonly'], input: 'none', response: 'disputeListSchema', source: '§10.3' }),
-};
+/** The namespace's operations and schemas, loaded with its first call. */
+const ops = new Lazy(() => import('../schemas/disputes.js'));
 
 /**
  * Dispute categories: `ob.disputes.categories` (client credentials).
@@ -37,7 +29,7 @@ export class DisputeCategories extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<DisputeCategoryList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<DisputeCategoryList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(DISPUTE_OPERATIONS.categories, [], input, options);
+    return this.run.call(ops, 'categories', [], input, options);
   }
 }
 
@@ -57,7 +49,7 @@ export class Disputes extends Resource {
 
   /** Reports a dispute (`POST /disputes`, customer token, scope `disputes.report.create`). */
   create(body: CreateDisputeParams, options?: RequestOptions): APIPromise<Dispute> {
-    return this.run.call(DISPUTE_OPERATIONS.create, [], body, options);
+    return this.run.call(ops, 'create', [], body, options);
   }
 
   /**
@@ -66,6 +58,6 @@ export class Disputes extends Resource {
    * array (a lone object is wrapped), and never picks an item for you.
    */
   retrieve(reportReference: PathParam, options?: RequestOptions): APIPromise<Dispute[]> {
-    return this.run.call(DISPUTE_OPERATIONS.retrieve, [reportReference], undefined, options);
+    return this.run.call(ops, 'retrieve', [reportReference], undefined, options);
   }
 }

@@ -5,7 +5,9 @@ import { makePagePromise, type PagePromise, summaryPages } from '../core/page-pr
 import type { Scope } from '../core/scopes.js';
 import type { BearerSource, Transport } from '../core/transport.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
-import type { OperationDescriptor } from './operation.js';
+import type { Lazy } from '../core/lazy.js';
+import type { OperationDescriptor, OperationModule } from '../core/operation.js';
+import { tokenKind } from './catalog.js';
 
 /** What the operations of one client or customer session run with. */
 export interface RunnerContext {
@@ -33,31 +35,34 @@ export class OperationRunner {
     this.#ctx = ctx;
   }
 
-  /** One call of `op`: `params` for the path template, `input` the body or query, `options` per call. */
-  call<Data>(op: OperationDescriptor, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
-    return makeAPIPromise(this.#send(op, params, input, options) as Promise<WithResponse<Data>>);
+  /**
+   * One call of operation `key` of the namespace module `ns`: `params` for the path template,
+   * `input` the body or query, `options` per call.
+   */
+  call<M extends OperationModule, Data>(ns: Lazy<M>, key: keyof M['operations'] & string, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
+    return makeAPIPromise(this.#send(ns, key, params, input, options) as Promise<WithResponse<Data>>);
   }
 
   /** A paged call: the first page at once, the rest as the iteration asks for them. */
-  paged<Page, Item>(op: OperationDescriptor, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
-    const items = op.pagedItems ?? 'items';
+  paged<M extends OperationModule, Page, Item>(ns: Lazy<M>, key: keyof M['operations'] & string, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
     const start = typeof query?.page === 'number' && Number.isInteger(query.page) && query.page >= 1 ? query.page : 1;
     return makePagePromise<Page, Item>({
       first: start,
       // A caller's idempotency key goes with the first page only; later pages are new calls with fresh keys.
       fetch: (page, isFirst) => {
         const pageOptions = isFirst || options?.idempotencyKey === undefined ? options : { ...options, idempotencyKey: undefined };
-        return this.#send(op, params, isFirst ? query : { ...query, page }, pageOptions) as Promise<WithResponse<Page>>;
+        return this.#send(ns, key, params, isFirst ? query : { ...query, page }, pageOptions) as Promise<WithResponse<Page>>;
       },
       items: (page) => {
-        const list = (page as Record<string, unknown> | null)?.[items];
+        const list = (page as Record<string, unknown> | null)?.[ns.value?.operations[key]?.pagedItems ?? 'items'];
         return Array.isArray(list) ? (list as Item[]) : [];
       },
       total: summaryPages,
     });
   }
 
-  #send(op: OperationDescriptor, params: readonly unknown[] = NO_PARAMS, input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
+  async #send(ns: Lazy<OperationModule>, key: string, params: readonly unknown[] = NO_PARAMS, input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
+    const op = (ns.value ?? (await ns.load())).operations[key]!;
     let path = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
     const issues = checkParams(op, params);
     if (issues.length === 0) {
@@ -71,7 +76,7 @@ export class OperationRunner {
           path,
           body: op.input === 'body' ? input : undefined,
           query: op.input === 'query' || op.input === 'optional-query' ? (input as Record<string, unknown> | undefined) : undefined,
-          schemas: { module: op.schemas, request: op.input === 'body' ? op.request : undefined, query: op.input !== 'body' ? op.request : undefined, response: op.response },
+          schemas: { request: op.input === 'body' ? op.request : undefined, query: op.input !== 'body' ? op.request : undefined, response: op.response },
           envelope: true,
           secretRequestFields: op.secretRequestFields,
           secretResponseFields: op.secretResponseFields,
@@ -95,8 +100,9 @@ export class OperationRunner {
   /** The token source for `op` here, built once per operation; undefined when it needs a customer and this is the client. */
   #bearer(op: OperationDescriptor): BearerSource | undefined {
     const customer = this.#ctx.customerBearer;
-    if (op.token === 'customer' && customer === undefined) return undefined;
-    if (op.token !== 'client' && customer !== undefined) return customer;
+    const token = tokenKind(op.name);
+    if (token === 'customer' && customer === undefined) return undefined;
+    if (token !== 'client' && customer !== undefined) return customer;
     let bearer = this.#bearers.get(op);
     if (bearer === undefined) {
       bearer = this.#ctx.clientBearer(this.#ctx.scopes(op));

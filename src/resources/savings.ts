@@ -5,7 +5,6 @@ import { Lazy } from '../core/lazy.js';
 import type { PagePromise } from '../core/page-promise.js';
 import type * as S from '../schemas/savings.js';
 import type { PathParam } from './accounts.js';
-import { defineOperation } from './operation.js';
 import { noInput, Resource } from './resource.js';
 import type { OperationRunner } from './runner.js';
 
@@ -20,14 +19,8 @@ export interface SavingsTransaction extends z.output<typeof S.savingsTransaction
 /** `data` of one page of `savings.transactions.list`. @group Savings */
 export interface SavingsTransactionPage extends z.output<typeof S.savingsTransactionPageSchema> {}
 
-const schemas = new Lazy(() => import('../schemas/savings.js'));
-const full = { schemas, completeness: 'full', token: 'customer' } as const;
-
-/** The savings operations (§14 of the provider reference). */
-export const SAVINGS_OPERATIONS = {
-  list: defineOperation({ ...full, name: 'savings.list', method: 'GET', path: '/savings', scopes: ['savings.list'], input: 'none', response: 'savingsListSchema', source: '§14.1' }),
-  transactions: defineOperation({ ...full, name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', scopes: ['savings.transactions.list'], input: 'optional-query', request: 'savingsTransactionsQuerySchema', response: 'savingsTransactionPageSchema', pagedItems: 'transactions', source: '§14.2' }),
-};
+/** The namespace's operations and schemas, loaded with its first call. */
+const ops = new Lazy(() => import('../schemas/savings.js'));
 
 /**
  * A savings plan's transactions: `session.savings.transactions`.
@@ -49,7 +42,7 @@ export class SavingsTransactions extends Resource {
    * ```
    */
   list(savingsId: PathParam, query?: SavingsTransactionListParams, options?: RequestOptions): PagePromise<SavingsTransactionPage, SavingsTransaction> {
-    return this.run.paged(SAVINGS_OPERATIONS.transactions, [savingsId], query as Record<string, unknown> | undefined, options);
+    return this.run.paged(ops, 'transactions', [savingsId], query as Record<string, unknown> | undefined, options);
   }
 }
 
@@ -72,6 +65,6 @@ export class SavingsResource extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<SavingsList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<SavingsList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(SAVINGS_OPERATIONS.list, [], input, options);
+    return this.run.call(ops, 'list', [], input, options);
   }
 }

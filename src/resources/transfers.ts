@@ -4,7 +4,6 @@ import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import type * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
-import { defineOperation } from './operation.js';
 import { Resource } from './resource.js';
 
 /** Body of `transfers.enquiry`: the destination bank code and account number. @group Transfers */
@@ -18,15 +17,8 @@ export interface Transfer extends z.output<typeof S.transferResultSchema> {}
 /** A transfer's status (`status` is open: `'SUCCESSFUL'`, `'PENDING'`, …). @group Transfers */
 export interface TransferStatus extends z.output<typeof S.transferStatusSchema> {}
 
-const schemas = new Lazy(() => import('../schemas/transfers.js'));
-const full = { schemas, completeness: 'full' } as const;
-
-/** The transfer operations (§8 of the provider reference). */
-export const TRANSFER_OPERATIONS = {
-  enquiry: defineOperation({ ...full, name: 'transfers.enquiry', method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: ['transfers.transactions.enquiry'], input: 'body', request: 'nameEnquirySchema', response: 'nameEnquiryResultSchema', source: '§8.1' }),
-  create: defineOperation({ schemas, completeness: 'partial', unofficial: true, name: 'transfers.create', method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: ['transfers.transactions.create'], input: 'body', request: 'createTransferSchema', response: 'transferResultSchema', source: '§8.2' }),
-  retrieve: defineOperation({ ...full, name: 'transfers.retrieve', method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: ['transfers.transactions.query'], input: 'none', response: 'transferStatusSchema', source: '§8.3' }),
-};
+/** The namespace's operations and schemas, loaded with its first call. */
+const ops = new Lazy(() => import('../schemas/transfers.js'));
 
 /**
  * Transfers: `session.transfers` (the customer's token); `ob.transfers.enquiry` also runs with
@@ -40,7 +32,7 @@ export class Transfers extends Resource {
    * `ob`, the customer's token on a session).
    */
   enquiry(body: NameEnquiryParams, options?: RequestOptions): APIPromise<NameEnquiry> {
-    return this.run.call(TRANSFER_OPERATIONS.enquiry, [], body, options);
+    return this.run.call(ops, 'enquiry', [], body, options);
   }
 
   /**
@@ -61,11 +53,11 @@ export class Transfers extends Resource {
    * ```
    */
   create(body: CreateTransferParams, options?: RequestOptions): APIPromise<Transfer> {
-    return this.run.call(TRANSFER_OPERATIONS.create, [], body, options);
+    return this.run.call(ops, 'create', [], body, options);
   }
 
   /** A transfer's status (`GET /transactions/{batch_reference}`, customer token, scope `transfers.transactions.query`). */
   retrieve(batchReference: PathParam, options?: RequestOptions): APIPromise<TransferStatus> {
-    return this.run.call(TRANSFER_OPERATIONS.retrieve, [batchReference], undefined, options);
+    return this.run.call(ops, 'retrieve', [batchReference], undefined, options);
   }
 }

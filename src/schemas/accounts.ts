@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineOperation } from '../core/operation.js';
 import { customPropertiesOut, customPropertiesSchema, isoDate, maybe, maybeNumber, maybeText, openEnum, plainObject, text } from './common.js';
 
 /*
@@ -248,3 +249,14 @@ export const holdReferenceSchema = z.looseObject({
   /** The hold's reference. */
   reference: maybeText(),
 });
+
+/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
+export const operations = {
+  create: defineOperation({ name: 'accounts.create', method: 'POST', path: '/accounts', input: 'body', request: openAccountSchema, response: openedAccountSchema, source: '§7.1', completeness: 'full' }),
+  list: defineOperation({ name: 'accounts.list', method: 'GET', path: '/accounts', input: 'none', response: accountListSchema, source: '§7.2', completeness: 'full' }),
+  balances: defineOperation({ name: 'accounts.balances.retrieve', method: 'GET', path: '/accounts/{account_number}/balances', input: 'none', response: balancesSchema, source: '§7.3', completeness: 'full' }),
+  transactions: defineOperation({ name: 'accounts.transactions.list', method: 'GET', path: '/accounts/{account_number}/transactions', input: 'query', request: transactionsQuerySchema, response: transactionPageSchema, pagedItems: 'transactions', source: '§7.4', completeness: 'full' }),
+  holdsList: defineOperation({ name: 'accounts.holds.list', method: 'GET', path: '/accounts/{account_number}/holds', input: 'none', response: holdListSchema, source: '§7.5', completeness: 'full' }),
+  holdsCreate: defineOperation({ name: 'accounts.holds.create', method: 'POST', path: '/accounts/{account_number}/holds', input: 'body', request: placeHoldSchema, response: holdReferenceSchema, source: '§7.6', completeness: 'full' }),
+  holdsUpdate: defineOperation({ name: 'accounts.holds.update', method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', input: 'body', request: updateHoldSchema, response: holdReferenceSchema, source: '§7.7', completeness: 'full' }),
+};

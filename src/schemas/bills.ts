@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineOperation } from '../core/operation.js';
 import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, plainObject, text } from './common.js';
 
 /*
@@ -132,3 +133,11 @@ export const billPaymentSchema = z.looseObject({
   /** Extension items. */
   custom_properties: customPropertiesOut(),
 });
+
+/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
+export const operations = {
+  categories: defineOperation({ name: 'bills.categories.list', method: 'GET', path: '/bills/categories', input: 'none', response: billerCategoryListSchema, source: '§9.1', completeness: 'partial' }),
+  billers: defineOperation({ name: 'bills.billers.list', method: 'GET', path: '/bills/{category_id}/billers', input: 'none', response: billerListSchema, source: '§9.2', completeness: 'full' }),
+  validate: defineOperation({ name: 'bills.validate', method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', input: 'none', response: billValidationSchema, source: '§9.3', completeness: 'full' }),
+  pay: defineOperation({ name: 'bills.pay', method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', input: 'body', request: payBillSchema, response: billPaymentSchema, source: '§9.4', completeness: 'full' }),
+};

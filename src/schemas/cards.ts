@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { CARD_MODES, CARD_STATUSES, CARD_TYPES } from './card-values.js';
+import { defineOperation } from '../core/operation.js';
+import { CARD_MODES, CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, CARD_STATUSES, CARD_TYPES } from './card-values.js';
 import { customPropertiesSchema, plainObject, text } from './common.js';
 
 /*
@@ -151,3 +152,9 @@ export const cardListSchema = z.looseObject({
   /** The cards. */
   cards: z.array(listedCardSchema),
 });
+
+/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
+export const operations = {
+  create: defineOperation({ name: 'cards.create', method: 'POST', path: '/cards', input: 'body', request: createCardSchema, response: cardSchema, secretRequestFields: CARD_SECRET_REQUEST_FIELDS, secretResponseFields: CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
+  list: defineOperation({ name: 'cards.list', method: 'GET', path: '/cards', input: 'none', response: cardListSchema, secretResponseFields: CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
+};

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineOperation } from '../core/operation.js';
 import { customPropertiesOut, maybe, maybeText, openEnum } from './common.js';
 
 /*
@@ -80,3 +81,8 @@ export const customerSchema = z.looseObject({
   /** Extension items. */
   custom_properties: customPropertiesOut(),
 });
+
+/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
+export const operations = {
+  retrieve: defineOperation({ name: 'customers.retrieve', method: 'GET', path: '/customers', input: 'none', response: customerSchema, source: '§6.1', completeness: 'full' }),
+};

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineOperation } from '../core/operation.js';
 import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, openEnum, plainObject, text } from './common.js';
 
 /*
@@ -118,3 +119,11 @@ export const mandateListSchema = z.looseObject({
   /** The customer's mandates. */
   mandates: z.array(mandateSchema),
 });
+
+/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
+export const operations = {
+  create: defineOperation({ name: 'directDebits.create', method: 'POST', path: '/direct-debits', input: 'body', request: createMandateSchema, response: mandateResultSchema, source: '§11.1', completeness: 'partial' }),
+  list: defineOperation({ name: 'directDebits.list', method: 'GET', path: '/direct-debits', input: 'none', response: mandateListSchema, source: '§11.2', completeness: 'full' }),
+  update: defineOperation({ name: 'directDebits.update', method: 'PATCH', path: '/direct-debits/{mandate_id}', input: 'body', request: updateMandateSchema, response: mandateResultSchema, source: '§11.3', completeness: 'full' }),
+  charge: defineOperation({ name: 'directDebits.charge', method: 'POST', path: '/direct-debits/{mandate_id}', input: 'body', request: chargeMandateSchema, response: mandateResultSchema, source: '§11.4', completeness: 'full' }),
+};

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineOperation } from '../core/operation.js';
 import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, plainObject, text } from './common.js';
 
 /*
@@ -63,3 +64,10 @@ export const disputeListSchema = z.pipe(
   z.transform((value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? [value] : value)),
   z.array(disputeSchema),
 );
+
+/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
+export const operations = {
+  categories: defineOperation({ name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', input: 'none', response: disputeCategoryListSchema, source: '§10.1', completeness: 'full' }),
+  create: defineOperation({ name: 'disputes.create', method: 'POST', path: '/disputes', input: 'body', request: createDisputeSchema, response: disputeSchema, source: '§10.2', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', input: 'none', response: disputeListSchema, source: '§10.3', completeness: 'full' }),
+};

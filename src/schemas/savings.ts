@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineOperation } from '../core/operation.js';
 import { transactionSummarySchema } from './accounts.js';
 import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, plainObject, text } from './common.js';
 
@@ -104,3 +105,9 @@ export const savingsTransactionPageSchema = z.looseObject({
   /** Extension items. */
   custom_properties: customPropertiesOut(),
 });
+
+/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
+export const operations = {
+  list: defineOperation({ name: 'savings.list', method: 'GET', path: '/savings', input: 'none', response: savingsListSchema, source: '§14.1', completeness: 'full' }),
+  transactions: defineOperation({ name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', input: 'optional-query', request: savingsTransactionsQuerySchema, response: savingsTransactionPageSchema, pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
+};

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { defineOperation } from '../core/operation.js';
 import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, plainObject, text } from './common.js';
 
 /*
@@ -67,3 +68,10 @@ export const transferStatusSchema = z.looseObject({
   /** Extension items. */
   custom_properties: customPropertiesOut(),
 });
+
+/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
+export const operations = {
+  enquiry: defineOperation({ name: 'transfers.enquiry', method: 'POST', path: '/transactions/enquiry', input: 'body', request: nameEnquirySchema, response: nameEnquiryResultSchema, source: '§8.1', completeness: 'full' }),
+  create: defineOperation({ name: 'transfers.create', method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', input: 'body', request: createTransferSchema, response: transferResultSchema, source: '§8.2', completeness: 'partial', unofficial: true }),
+  retrieve: defineOperation({ name: 'transfers.retrieve', method: 'GET', path: '/transactions/{batch_reference}', input: 'none', response: transferStatusSchema, source: '§8.3', completeness: 'full' }),
+};

@@ -2,8 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { OPERATION_SCOPES, type OperationName } from '../../src/index.js';
-import { OPERATIONS } from '../../src/resources/catalog.js';
-import { operationsPage } from './operations-page.js';
+import { OPERATIONS, operationsPage } from './operations-page.js';
 
 const PAGE = fileURLToPath(new URL('../../docs/operations.md', import.meta.url));
 

@@ -1,5 +1,17 @@
-import { OPERATIONS } from '../../src/resources/catalog.js';
-import type { OperationDescriptor } from '../../src/resources/operation.js';
+import type { OperationDescriptor, TokenKind } from '../../src/core/operation.js';
+import { OPERATION_SCOPES, type OperationName, tokenKind } from '../../src/resources/catalog.js';
+import * as accounts from '../../src/schemas/accounts.js';
+import * as bills from '../../src/schemas/bills.js';
+import * as cards from '../../src/schemas/cards.js';
+import * as customers from '../../src/schemas/customers.js';
+import * as directDebits from '../../src/schemas/direct-debits.js';
+import * as disputes from '../../src/schemas/disputes.js';
+import * as savings from '../../src/schemas/savings.js';
+import * as transfers from '../../src/schemas/transfers.js';
+
+/** Every typed operation's descriptor, in the order of the provider reference. */
+export const OPERATIONS: readonly OperationDescriptor[] = [customers, accounts, transfers, bills, disputes, directDebits, cards, savings].flatMap((m) => Object.values(m.operations));
+const scopesOf = (op: OperationDescriptor) => OPERATION_SCOPES[op.name as OperationName];
 
 const camel = (name: string) => name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
 
@@ -13,7 +25,7 @@ export function signature(op: OperationDescriptor): string {
   return `${op.name}(${args.join(', ')})`;
 }
 
-const TOKEN: Record<OperationDescriptor['token'], string> = {
+const TOKEN: Record<TokenKind, string> = {
   client: 'client credentials (`ob.…`)',
   customer: 'customer (`ob.forCustomer(tokens).…`)',
   both: 'both (client on `ob`, customer on a session)',
@@ -24,7 +36,7 @@ export function operationsPage(): string {
   const rows = OPERATIONS.map((op) => {
     const path = op.endpoint ? `${op.path} (\`endpoints.${op.endpoint}\`)` : op.path;
     const completeness = `${op.completeness}${op.unofficial ? ', unofficial' : ''} (${op.source})`;
-    return `| \`${signature(op)}\` | \`${op.method} ${path}\` | ${TOKEN[op.token]} | ${op.scopes.map((s) => `\`${s}\``).join(' ') || '—'} | ${op.pagedItems ? `yes (\`${op.pagedItems}\`)` : 'no'} | ${completeness} |`;
+    return `| \`${signature(op)}\` | \`${op.method} ${path}\` | ${TOKEN[tokenKind(op.name)]} | ${scopesOf(op).map((s) => `\`${s}\``).join(' ') || '—'} | ${op.pagedItems ? `yes (\`${op.pagedItems}\`)` : 'no'} | ${completeness} |`;
   });
   return `# Typed operations
 

@@ -1,7 +1,6 @@
-import type { Endpoints } from '../core/config.js';
-import type { HttpMethod } from '../core/http.js';
-import type { Lazy } from '../core/lazy.js';
-import type { Scope } from '../core/scopes.js';
+import type * as z from 'zod/mini';
+import type { Endpoints } from './config.js';
+import type { HttpMethod } from './http.js';
 
 /**
  * Which token an operation is sent with: `client` (client credentials), `customer` (the token of
@@ -11,7 +10,12 @@ import type { Scope } from '../core/scopes.js';
  */
 export type TokenKind = 'client' | 'customer' | 'both';
 
-/** One provider operation, as data: everything the core needs to send it and the docs to describe it. */
+/**
+ * One provider operation, as data: everything the core needs to send it and read its answer, and
+ * the docs to describe it. Declared next to its zod schemas in the namespace's module under
+ * `schemas/`, which loads with the namespace's first call; the token kind and default scopes, which
+ * are needed up front, are in `resources/catalog.ts`.
+ */
 export interface OperationDescriptor {
   /** The method's name under the client, e.g. `'accounts.balances.retrieve'`: the key of `OPERATION_SCOPES`. */
   readonly name: string;
@@ -20,16 +24,12 @@ export interface OperationDescriptor {
   readonly path: string;
   /** The `endpoints` option that overrides the path (unofficial paths only). */
   readonly endpoint?: keyof Endpoints;
-  readonly token: TokenKind;
-  /** Scopes asked for by default (the `operationScopes` option overrides them). */
-  readonly scopes: readonly Scope[];
   /** What the argument after the path parameters is: a JSON body, a query (required or optional), or nothing. */
   readonly input: 'body' | 'query' | 'optional-query' | 'none';
-  /** The namespace's schema module, loaded with its first call. */
-  readonly schemas: Lazy<object>;
-  /** Export names in that module: the body or query schema and the `data` schema. */
-  readonly request?: string;
-  readonly response?: string;
+  /** Checks the body or the query before anything is sent. */
+  readonly request?: z.ZodMiniType;
+  /** Checks (and shapes) `data` of a 2xx answer. */
+  readonly response?: z.ZodMiniType;
   /** Top-level body fields the cipher encrypts. */
   readonly secretRequestFields?: readonly string[];
   /** Fields of `data` the cipher decrypts (dotted, `*` for array items). */
@@ -44,6 +44,11 @@ export interface OperationDescriptor {
   readonly unofficial?: boolean;
   /** The path parameters' names, read from `path`. */
   readonly params: readonly string[];
+}
+
+/** What a namespace's lazily loaded module provides: its operations by method key. */
+export interface OperationModule {
+  readonly operations: Readonly<Record<string, OperationDescriptor>>;
 }
 
 /** Declares an operation: a descriptor with its path parameters read from the template. */
