@@ -35,14 +35,17 @@ export interface PreparedCall {
  */
 export class AttemptLoop {
   readonly #limiter: RateLimiter | undefined;
+  /** Private, never an own property: it holds the client secret. */
+  readonly #config: PipelineConfig;
 
-  constructor(private readonly config: PipelineConfig) {
+  constructor(config: PipelineConfig) {
+    this.#config = config;
     const limit = config.rateLimit;
     this.#limiter = limit ? new RateLimiter(limit.rate, limit.burst, limit.maxWait, config.now, config.sleep) : undefined;
   }
 
   async run(call: PreparedCall): Promise<{ response: Response; text: string }> {
-    const o = this.config;
+    const o = this.#config;
     const { method, path, headers, idempotencyKey, signal } = call;
     if (signal?.aborted) throw new AbortError('The request was aborted before it was sent', { idempotencyKey });
 
@@ -98,7 +101,7 @@ export class AttemptLoop {
 
   async #sleep(ms: number, signal: AbortSignal | undefined, idempotencyKey: string): Promise<void> {
     try {
-      await this.config.sleep(ms, signal);
+      await this.#config.sleep(ms, signal);
     } catch (reason) {
       throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey, cause: scrubCause(reason) });
     }
@@ -107,7 +110,7 @@ export class AttemptLoop {
 
   /** One debug line per attempt; headers and body redacted. */
   #logAttempt(call: PreparedCall, status: number | string, attempt: number, started: number): void {
-    const log = this.config.logger;
+    const log = this.#config.logger;
     if (!log.enabled('debug')) return;
     const { method, path, idempotencyKey, payload } = call;
     log.debug(`openbanking-ng ${method} ${path} → ${status} (attempt ${attempt})`, {
@@ -116,14 +119,14 @@ export class AttemptLoop {
       status,
       attempt,
       idempotencyKey,
-      elapsedMs: this.config.now() - started,
+      elapsedMs: this.#config.now() - started,
       headers: redactHeaders(call.headers),
       ...(payload === undefined ? {} : { body: redactText(payload) }),
     });
   }
 
   #logRetry(method: string, path: string, reason: number | string, delay: number, attempt: number, idempotencyKey: string): void {
-    this.config.logger.info(`openbanking-ng ${method} ${path} → ${reason}: retrying in ${delay} ms with the same idempotency key`, { attempt, idempotencyKey, delay });
+    this.#config.logger.info(`openbanking-ng ${method} ${path} → ${reason}: retrying in ${delay} ms with the same idempotency key`, { attempt, idempotencyKey, delay });
   }
 }
 
