@@ -236,7 +236,7 @@ function send<Data>(state: ClientState, params: RequestParams, options: RequestO
 
 /** What a grant needs from the client's options. */
 function grantContext(c: ResolvedOptions): GrantContext {
-  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, now: c.now };
+  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now };
 }
 
 /**

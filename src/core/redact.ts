@@ -16,6 +16,15 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   'card_cvv2',
   'card_number',
   'card_token',
+  'pin',
+  'otp',
+  'cvv',
+  'cvv2',
+  'pan',
+  'token',
+  'bvn',
+  'x-api-key',
+  'api_key',
 ]);
 
 /** Header names whose values are always redacted. */
@@ -25,19 +34,22 @@ export const SECRET_HEADERS: ReadonlySet<string> = new Set([
   'cookie',
   'set-cookie',
   'proxy-authorization',
+  'x-api-key',
 ]);
 
 /** Deep copy of a JSON-like value with every secret field replaced by {@link REDACTED}. */
 export function redactValue(value: unknown, depth = 0): unknown {
   if (depth > 32 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
+  // Members are defined, never assigned: a server's `__proto__` member stays plain data and
+  // cannot become the copy's prototype.
   const out: Record<string, unknown> = {};
   // `code` is an OAuth authorization code next to OAuth members, but an error code elsewhere.
   const oauthish = 'grant_type' in value || 'redirect_uri' in value || 'state' in value || 'code_verifier' in value;
   for (const [key, item] of Object.entries(value)) {
     const name = key.toLowerCase();
     const secret = SECRET_FIELDS.has(name) && (name !== 'code' || oauthish);
-    out[key] = secret ? REDACTED : redactValue(item, depth + 1);
+    Object.defineProperty(out, key, { value: secret ? REDACTED : redactValue(item, depth + 1), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
