@@ -244,10 +244,9 @@ export class OAuthError extends OpenBankingError {
   readonly status: number | undefined;
 
   constructor(error: OAuthErrorCode, errorDescription?: string, options?: { status?: number; cause?: unknown }) {
-    const description = errorDescription === undefined ? undefined : redactText(errorDescription);
-    super(description ? `${error}: ${description}` : error, { cause: options?.cause });
+    super(errorDescription ? `${error}: ${errorDescription}` : error, { cause: options?.cause });
     this.error = error;
-    this.errorDescription = description;
+    this.errorDescription = errorDescription;
     this.status = options?.status;
   }
 }

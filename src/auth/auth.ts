@@ -11,7 +11,7 @@ import {
 } from './authorization.js';
 import { requestCodeExchange, requestRefresh } from './authorization-code.js';
 import { requestClientCredentials } from './client-credentials.js';
-import { DEVICE_POLL_INTERVAL, type DeviceAuthorization, pollDeviceAuthorization, requestDeviceAuthorization } from './device-code.js';
+import { DEVICE_POLL_INTERVAL, MIN_DEVICE_POLL_INTERVAL, type DeviceAuthorization, pollDeviceAuthorization, requestDeviceAuthorization } from './device-code.js';
 import type { GrantContext } from './grant.js';
 import type { ScopeInput } from '../core/scopes.js';
 import type { TokenSet } from './token-store.js';
@@ -76,7 +76,7 @@ export interface DeviceCodeOptions extends GrantOptions {
  * @group OAuth
  */
 export interface PollDeviceTokenOptions extends GrantOptions {
-  /** Seconds between polls. Default: the response's `interval`, else 5. `slow_down` adds 5 s. */
+  /** Seconds between polls. Default: the response's `interval`, else 5. `slow_down` adds 5 s. Never less than 1 s, whatever the server says. */
   interval?: number;
 }
 
@@ -271,7 +271,8 @@ export class Auth {
     return pollDeviceAuthorization(this.#ctx.grant, {
       tokenPath: this.#ctx.endpoints.clientCredentials,
       deviceCode: deviceCode as string,
-      interval,
+      // A server (or caller) asking for 0 s would turn polling into a busy loop against the identity host.
+      interval: Math.max(interval, MIN_DEVICE_POLL_INTERVAL),
       authorization: response,
       sleep: this.#ctx.sleep,
       signal,

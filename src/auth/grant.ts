@@ -2,6 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { AbortError, ConnectionError, OAuthError, OpenBankingError, TimeoutError } from '../errors.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import { isRedirect, readText, redirectMessage, scrubCause } from '../core/http.js';
+import { redactText } from '../core/redact.js';
 import type { TokenSet } from './token-store.js';
 
 /** What a grant needs to reach the identity host. */
@@ -59,6 +60,8 @@ async function guardedFetch(ctx: GrantContext, input: string | URL | Request, in
   return new Response(response.status === 204 || response.status === 205 ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+const maskText = (text: string | undefined): string | undefined => (text === undefined ? undefined : redactText(text));
+
 /** Converts oauth4webapi's token response into a {@link TokenSet} with `expires_at`. */
 export function toTokenSet(response: oauth.TokenEndpointResponse, nowMs: number = Date.now()): TokenSet {
   const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : 3600;
@@ -90,12 +93,13 @@ function toGrantError(what: string, error: unknown, signal: AbortSignal | undefi
   if (error instanceof OpenBankingError) return error;
   if (signal?.aborted) return new AbortError(`${what}: aborted`);
   if (error instanceof oauth.ResponseBodyError) {
-    return new OAuthError(error.error, error.error_description, { status: error.status });
+    // The server's text is masked like any body before it reaches a log line through the error.
+    return new OAuthError(error.error, maskText(error.error_description), { status: error.status });
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     const challenge = error.cause[0];
     const code = challenge?.parameters.error ?? 'invalid_client';
-    return new OAuthError(code, challenge?.parameters.error_description, { status: error.status });
+    return new OAuthError(code, maskText(challenge?.parameters.error_description), { status: error.status });
   }
   // The body stopped half-way (the connection closed after the status line): a network failure
   // like any other, not an answer from the identity host.

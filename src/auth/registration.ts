@@ -17,7 +17,7 @@ import { checkNumber, checkTimeout, checkUrl, IssueList } from '../core/checks.j
 import { DEFAULT_ENDPOINTS, type Endpoints, type Environment, SANDBOX_HOSTS } from '../core/config.js';
 import { AttemptTimeout, DEFAULT_MAX_RESPONSE_BYTES, describeNetworkFailure, type HttpMethod, isRedirect, redirectMessage, sendOnce } from '../core/http.js';
 import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
-import { redactHeaders } from '../core/redact.js';
+import { redactHeaders, redactText } from '../core/redact.js';
 import { toIssues } from '../core/zod-issues.js';
 
 /**
@@ -187,7 +187,7 @@ async function call(what: string, conn: ReturnType<typeof resolveConnection>, me
   if (!response.ok) {
     const record = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
     if (record && typeof record.error === 'string') {
-      throw new OAuthError(record.error, typeof record.error_description === 'string' ? record.error_description : undefined, { status: response.status });
+      throw new OAuthError(record.error, typeof record.error_description === 'string' ? redactText(record.error_description) : undefined, { status: response.status });
     }
     if (response.status === 401) {
       throw new OAuthError('invalid_client', presentString(record?.message) ?? 'the identity host refused the username or password', { status: 401 });

@@ -49,7 +49,9 @@ export function redactValue(value: unknown, depth = 0): unknown {
   for (const [key, item] of Object.entries(value)) {
     const name = key.toLowerCase();
     const secret = SECRET_FIELDS.has(name) && (name !== 'code' || oauthish);
-    Object.defineProperty(out, key, { value: secret ? REDACTED : redactValue(item, depth + 1), enumerable: true, writable: true, configurable: true });
+    // A server's free text (`message`, `error_description`) may quote a secret: masked too.
+    const value = secret ? REDACTED : typeof item === 'string' && TEXT_MEMBER.test(name) ? maskText(item) : redactValue(item, depth + 1);
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -73,11 +75,23 @@ export function redactText(text: string): string {
       // fall through: malformed or truncated JSON is masked textually below
     }
   }
+  return maskText(text);
+}
+
+/** Members whose string value is a server's free text, masked by {@link maskText}. */
+const TEXT_MEMBER = /message|description/;
+
+/** Per secret field: its JSON member (`"pin": "…"`) and its form or prose parameter (`pin=…`). */
+const TEXT_PATTERNS: readonly [RegExp, string][] = [...SECRET_FIELDS].flatMap((field): [RegExp, string][] => [
+  ...(field === 'code' ? [] : [[new RegExp(`("${field}"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"?|[^,}\\]\\s]+)`, 'gi'), `$1"${REDACTED}"`] as [RegExp, string]]),
+  // `code=` in prose is usually an error code: only a form's `code` parameter is an OAuth code.
+  [new RegExp(`((?:^|[&?${field === 'code' ? '' : '\\s,;('}])${field}=)[^&\\s,;)]*`, 'gi'), `$1${REDACTED}`],
+]);
+
+/** Masks JSON-looking secret members and `name=value` secret parameters in any text. */
+export function maskText(text: string): string {
   let out = text;
-  for (const field of SECRET_FIELDS) {
-    if (field !== 'code') out = out.replace(new RegExp(`("${field}"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"?|[^,}\\]\\s]+)`, 'gi'), `$1"${REDACTED}"`);
-    out = out.replace(new RegExp(`((?:^|[&?])${field}=)[^&]*`, 'gi'), `$1${REDACTED}`);
-  }
+  for (const [pattern, replacement] of TEXT_PATTERNS) out = out.replace(pattern, replacement);
   return out;
 }
 
