@@ -129,7 +129,8 @@ describe('callback checks (RFC 9207, state length)', () => {
 });
 
 describe('maxResponseBytes', () => {
-  it('is validated in the constructor', () => {
+  it('is an option, validated in the constructor', () => {
+    expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's', maxResponseBytes: 1024 })).not.toThrow();
     for (const bad of [0, -1, 1.5, '10', Number.NaN]) {
       expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's', maxResponseBytes: bad as number })).toThrow(/maxResponseBytes/);
     }
