@@ -114,12 +114,14 @@ async function driveConsent(origin) {
   const bundle = await fetch(`${origin}/app.js`);
   expect(bundle.ok && /javascript/.test(bundle.headers.get('content-type') ?? ''), 'GET /app.js does not serve the bundle');
   await bundle.arrayBuffer();
-  const config = await (await fetch(`${origin}/config.json`)).json();
+  const configResponse = await fetch(`${origin}/config.json`);
+  const csrfCookie = configResponse.headers.get('set-cookie')?.split(';')[0] ?? '';
+  const config = await configResponse.json();
   expect(typeof config.authUrl === 'string' && typeof config.clientId === 'string' && !('clientSecret' in config), 'GET /config.json is not the public settings');
 
-  const consent = async (decision) => {
-    const request = await createAuthorizationRequest(config);
-    const html = await (await fetch(request.url)).text();
+  /** Approves or denies on the sandbox's consent page at `url`; resolves to the redirect's Location. */
+  const decide = async (url, decision) => {
+    const html = await (await fetch(url)).text();
     const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
     const consentId = /name="consent_id" value="([^"]+)"/.exec(html)?.[1];
     expect(action && consentId, 'the sandbox did not show a consent page');
@@ -131,10 +133,26 @@ async function driveConsent(origin) {
     });
     const location = answer.headers.get('location') ?? '';
     expect(location.startsWith(config.redirectUri), `the consent did not redirect to ${config.redirectUri}`);
-    return { request, location };
+    return location;
   };
-  const exchange = (code, codeVerifier) =>
-    fetch(`${origin}/api/exchange`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, codeVerifier }) });
+  const consent = async (decision) => {
+    const request = await createAuthorizationRequest(config);
+    return { request, location: await decide(request.url, decision) };
+  };
+  // The single-page app's exchange: same origin, JSON, and the CSRF token with its cookie.
+  const exchange = (code, codeVerifier, headers = { origin, cookie: csrfCookie, 'x-csrf-token': config.csrfToken, 'content-type': 'application/json' }) =>
+    fetch(`${origin}/api/exchange`, { method: 'POST', headers, body: JSON.stringify({ code, codeVerifier }) });
+
+  // The default, backend-driven flow: /login → consent → /callback, state and verifier kept by the backend.
+  const login = await fetch(`${origin}/login`, { redirect: 'manual' });
+  const loginCookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+  expect(login.status === 302 && loginCookie.startsWith('ob_login='), 'GET /login did not redirect with a login cookie');
+  const backendCallback = await decide(login.headers.get('location') ?? '', 'approve');
+  const connected = await fetch(backendCallback, { headers: { cookie: loginCookie } });
+  const connectedBody = await connected.json();
+  expect(connected.ok && Array.isArray(connectedBody.cards) && connectedBody.cards.length > 0, `GET /callback answered ${connected.status} ${JSON.stringify(connectedBody)}`);
+  const replayed = await fetch(backendCallback, { headers: { cookie: loginCookie } });
+  expect(replayed.status === 400, 'a second callback with the same login was not refused');
 
   const approved = await consent('approve');
   const { code } = parseAuthorizationCallback(approved.location, { expectedState: approved.request.state });
@@ -146,6 +164,18 @@ async function driveConsent(origin) {
   const replay = await exchange(code, approved.request.codeVerifier);
   expect(replay.status === 400 && (await replay.json()).error === 'invalid_grant', 'a replayed code was not refused with invalid_grant');
 
+  // Login CSRF: another site posting its own code and verifier is refused before any exchange.
+  const forged = await consent('approve');
+  const forgedCode = parseAuthorizationCallback(forged.location, { expectedState: forged.request.state }).code;
+  for (const [what, headers] of [
+    ['another origin', { origin: 'https://evil.example', cookie: csrfCookie, 'x-csrf-token': config.csrfToken, 'content-type': 'application/json' }],
+    ['no CSRF token', { origin, cookie: csrfCookie, 'content-type': 'application/json' }],
+    ['a form body', { origin, cookie: csrfCookie, 'x-csrf-token': config.csrfToken, 'content-type': 'text/plain' }],
+  ]) {
+    const refused = await exchange(forgedCode, forged.request.codeVerifier, headers);
+    expect(refused.status === 403 || refused.status === 415, `an exchange with ${what} was not refused (${refused.status})`);
+  }
+
   const denied = await consent('deny');
   let deniedError;
   try {
@@ -155,7 +185,7 @@ async function driveConsent(origin) {
   }
   expect(isOAuthError(deniedError) && deniedError.error === 'access_denied', 'Deny did not come back as access_denied');
 
-  return `consent approved: ${result.cards.length} card(s) for scope ${result.scope}; a replayed code refused; Deny came back as access_denied`;
+  return `backend flow: ${connectedBody.cards.length} card(s); single-page app: ${result.cards.length} card(s) for scope ${result.scope}; a replayed code refused; forged exchanges refused; Deny came back as access_denied`;
 }
 
 const filters = process.argv.slice(2);

@@ -7,7 +7,7 @@ import { fetchRegistration, type FetchRegistrationParams, type RegisterParams, t
 import type { APIPromise } from './core/api-promise.js';
 import type { BearerSource } from './core/attempts.js';
 import type { RequestOptions } from './core/call-options.js';
-import { checkRequestParams, type RequestParams, requestScopes } from './core/request-params.js';
+import { checkRequestParams, DEFAULT_REQUEST_SECRET_FIELDS, type RequestParams, requestScopes } from './core/request-params.js';
 import { type Scope, scopeList } from './core/scopes.js';
 import { Transport } from './core/transport.js';
 import { CustomerSession } from './customer-session.js';
@@ -231,7 +231,8 @@ function clientBearer(state: ClientState, scopes: readonly Scope[]): BearerSourc
 
 /** `request` parameters through the pipeline with the given token source. */
 function send<Data>(state: ClientState, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data> {
-  return state.transport.request<Data>({ method: params?.method, path: params?.path, query: params?.query, body: params?.body, bearer }, options, () => {
+  const secretRequestFields = Array.isArray(params?.secretFields) ? params.secretFields : DEFAULT_REQUEST_SECRET_FIELDS;
+  return state.transport.request<Data>({ method: params?.method, path: params?.path, query: params?.query, body: params?.body, secretRequestFields, bearer }, options, () => {
     const issues = checkRequestParams(params);
     if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
   });
@@ -239,7 +240,7 @@ function send<Data>(state: ClientState, params: RequestParams, options: RequestO
 
 /** What a grant needs from the client's options. */
 function grantContext(c: ResolvedOptions): GrantContext {
-  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, now: c.now };
+  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now };
 }
 
 /**

@@ -115,7 +115,8 @@ export class ApiError extends OpenBankingError {
 
   constructor(init: ApiErrorInit) {
     const body = isRecord(init.body) ? init.body : undefined;
-    const text = body && typeof body.message === 'string' ? body.message : undefined;
+    // The server's text reaches log lines through the error: masked like any body.
+    const text = body && typeof body.message === 'string' ? redactText(body.message) : undefined;
     super(init.message ?? (text || `${init.status} ${statusText(init.status, init.body === undefined)}`), {
       idempotencyKey: init.idempotencyKey,
     });
@@ -282,6 +283,26 @@ export class CipherError extends OpenBankingError {
 }
 
 /**
+ * A response body grew past `maxResponseBytes` (default 10 MiB): the SDK stopped reading it and
+ * kept nothing past the limit. Not retried: the next answer would most likely be as large.
+ * @group Errors
+ */
+export class ResponseTooLargeError extends OpenBankingError {
+  /** Always `'ResponseTooLargeError'`, also after minification. */
+  override name = 'ResponseTooLargeError';
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** The limit in bytes (`maxResponseBytes`). */
+  readonly limit: number;
+
+  constructor(status: number, limit: number, options?: { idempotencyKey?: string | undefined }) {
+    super(`The answer (HTTP ${status}) is larger than maxResponseBytes (${limit} bytes); it was not read further`, options);
+    this.status = status;
+    this.limit = limit;
+  }
+}
+
+/**
  * A copy of `error` (same class, message, stack, cause and fields) carrying `idempotencyKey`.
  * A failure many calls share, such as one token request they all waited on, reaches each of them
  * as its own object, so each carries its own call's key.
@@ -328,6 +349,8 @@ export const isConnectionError = /* @__PURE__ */ guard<ConnectionError>(['Connec
 export const isTimeoutError = /* @__PURE__ */ guard<TimeoutError>(['TimeoutError']);
 /** True for {@link AbortError}. @group Errors */
 export const isAbortError = /* @__PURE__ */ guard<AbortError>(['AbortError']);
+/** True for {@link ResponseTooLargeError}. @group Errors */
+export const isResponseTooLargeError = /* @__PURE__ */ guard<ResponseTooLargeError>(['ResponseTooLargeError']);
 /** True for {@link CipherError}. @group Errors */
 export const isCipherError = /* @__PURE__ */ guard<CipherError>(['CipherError']);
 
@@ -341,7 +364,7 @@ function normaliseFieldErrors(body: Record<string, unknown> | undefined, errorCo
     return body.errors.filter(isRecord).map((e) => {
       const item: FieldError = {
         code: typeof e.code === 'string' ? e.code : 'UNKNOWN',
-        message: typeof e.message === 'string' ? e.message : '',
+        message: typeof e.message === 'string' ? redactText(e.message) : '',
       };
       if (typeof e.field === 'string') item.field = e.field;
       return item;

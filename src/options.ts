@@ -2,6 +2,7 @@ import { MemoryTokenStore, type TokenStore } from './auth/token-store.js';
 import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
 import { DEFAULT_ENDPOINTS, type Endpoints, type Environment, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './core/http.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
 import { defaultSleep, type Sleep } from './core/retry.js';
 import { type Scope, SCOPES } from './core/scopes.js';
@@ -66,6 +67,11 @@ export interface ClientOptions {
   maxRetryDelay?: number;
   /** Per-attempt timeout (ms; a fraction is rounded up to the next whole millisecond). Default 30 000. */
   timeout?: number;
+  /**
+   * Largest response body the SDK reads, in bytes (API calls, token and registration answers).
+   * A larger body stops being read and rejects with `ResponseTooLargeError`. Default 10 MiB.
+   */
+  maxResponseBytes?: number;
   /** A custom fetch (e.g. the local sandbox's handler). Read per request; default `globalThis.fetch`. */
   fetch?: typeof fetch;
   /** Where client-credentials tokens are cached. Default: in memory, per client. */
@@ -101,6 +107,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'clientId', 'clientSecret', 'environment', 'baseUrl', 'authUrl', 'endpoints', 'connectionId', 'participantId',
   'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'timeout', 'fetch', 'tokenStore',
   'logger', 'logLevel', 'rateLimit', 'decryptResponses', 'dangerouslyAllowBrowser', 'sleep', 'now', 'operationScopes',
+  'maxResponseBytes',
 ]);
 
 
@@ -167,6 +174,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   const maxRetries = checkNumber(issues, 'maxRetries', input.maxRetries, 2, { min: 0, integer: true });
   const maxRetryDelay = checkNumber(issues, 'maxRetryDelay', input.maxRetryDelay, 60_000, { min: 0 });
   const timeout = checkTimeout(issues, 'timeout', input.timeout, 30_000);
+  const maxResponseBytes = checkNumber(issues, 'maxResponseBytes', input.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, { min: 1, integer: true });
   for (const name of ['fetch', 'sleep', 'now'] as const) {
     if (input[name] !== undefined && typeof input[name] !== 'function') issues.add(name, `must be a function, got ${describeType(input[name])}`, 'invalid_type');
   }
@@ -222,6 +230,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     maxRetries,
     maxRetryDelay,
     timeout,
+    maxResponseBytes,
     fetch: input.fetch,
     tokenStore: input.tokenStore ?? new MemoryTokenStore(input.now ?? Date.now),
     operationScopes,

@@ -363,7 +363,9 @@ describe('errors from status and body', () => {
       expect(error.rawBody).toBe(JSON.stringify(body));
       const b = body as Record<string, unknown>;
       expect(error.code).toBe(b.status);
-      expect(error.message).toBe(b.message);
+      // A 401 after a renewal: the fresh token was refused too, and the message says so (DESIGN.md "401 renewal").
+      if (status === 401) expect(error.message).toMatch(/^Unauthorized \(a freshly obtained token was refused too: check signatureEncoding/);
+      else expect(error.message).toBe(b.message);
       if (status === 400) {
         expect(error.errorCode).toBe('MISSING_FIELD');
         expect(error.errors).toEqual([{ field: 'card_holder_name', code: 'MISSING_FIELD', message: 'card_holder_name is required' }]);

@@ -48,11 +48,11 @@ describe('createAuthorizationRequest', () => {
 
   it('uses a given verifier and state, and the RFC 7636 test vector', async () => {
     const codeVerifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
-    const req = await createAuthorizationRequest({ ...base, codeVerifier, state: 'xyz' });
+    const req = await createAuthorizationRequest({ ...base, codeVerifier, state: 'xyz-0123456789abcdef' });
     expect(req.codeVerifier).toBe(codeVerifier);
     expect(req.codeChallenge).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
-    expect(req.state).toBe('xyz');
-    expect(new URL(req.url).searchParams.get('state')).toBe('xyz');
+    expect(req.state).toBe('xyz-0123456789abcdef');
+    expect(new URL(req.url).searchParams.get('state')).toBe('xyz-0123456789abcdef');
   });
 
   it('takes a space-separated scope string, drops duplicates, and a custom authorize path', async () => {

@@ -1,10 +1,15 @@
 // A backend for the authorization-code flow with PKCE, on node:http and nothing else.
 //
-// It serves the single-page app of examples/spa-pkce (built with esbuild when the server starts),
-// tells it the public settings (GET /config.json), and when the customer comes back from the
-// consent page, takes the code and the PKCE verifier from the page (POST /api/exchange),
-// exchanges them for the customer's tokens with the client secret, makes a call for the customer
-// and answers with the result. The tokens stay here, in memory, under an HttpOnly session cookie.
+// The default, backend-driven flow (docs/authentication.md): GET /login builds the authorize URL
+// with ob.auth.authorizationUrl(), keeps the state and the PKCE verifier here under an HttpOnly
+// cookie, and sends the customer to the consent page; GET /callback checks the state against that
+// cookie's login, exchanges the code with the client secret and calls the API for the customer.
+// Nothing of the flow passes through the page, so no other site can slip its own code in.
+//
+// The single-page-app variant (examples/spa-pkce, built with esbuild when the server starts): the
+// page builds the request itself and posts the code and its verifier to POST /api/exchange, which
+// answers only to this origin, with a JSON body and the CSRF token of GET /config.json (login CSRF).
+// The tokens stay here, in memory, under an HttpOnly session cookie.
 //
 //   node examples/auth-code-backend/server.mjs              # http://127.0.0.1:3000, its own sandbox
 //   PORT=0 node examples/auth-code-backend/server.mjs       # a free port
@@ -16,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { OpenBanking, isOAuthError, isOpenBankingError } from 'openbanking-ng';
+import { parseAuthorizationCallback } from 'openbanking-ng/pkce';
 import { startSandboxServer } from 'openbanking-ng/testing';
 import { buildSpa } from '../spa-pkce/build.mjs';
 
@@ -67,6 +73,21 @@ await ob.cards.create({
 
 /** Customer token sets by session id. A real app keeps them in its database, encrypted. */
 const sessions = new Map(/** @type {[string, TokenSet][]} */ ([]));
+/** Logins under way (backend-driven flow): state and verifier by login id, for ten minutes. */
+const logins = new Map(/** @type {[string, { state: string; codeVerifier: string; expires: number }][]} */ ([]));
+const LOGIN_COOKIE = 'ob_login';
+
+/**
+ * @param {IncomingMessage} req
+ * @param {string} name
+ */
+function cookie(req, name) {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return value.join('=');
+  }
+  return undefined;
+}
 
 /**
  * @param {IncomingMessage} req
@@ -74,6 +95,11 @@ const sessions = new Map(/** @type {[string, TokenSet][]} */ ([]));
  */
 async function route(req, res) {
   const { pathname } = new URL(req.url ?? '/', origin);
+  if (req.method === 'GET' && pathname === '/login') return login(res);
+  // The redirect URI serves both variants: a pending backend login (its cookie) is finished here;
+  // otherwise the page is the single-page app, which reads the callback itself.
+  const pending = pathname === '/callback' ? cookie(req, LOGIN_COOKIE) : undefined;
+  if (req.method === 'GET' && pending !== undefined) return callback(req, res, pending);
   if (req.method === 'GET' && (pathname === '/' || pathname === '/callback')) {
     return send(res, 200, 'text/html; charset=utf-8', await readFile(`${spa.root}index.html`));
   }
@@ -81,20 +107,61 @@ async function route(req, res) {
     return send(res, 200, 'text/javascript; charset=utf-8', await readFile(spa.bundle));
   }
   if (req.method === 'GET' && pathname === '/config.json') {
-    // Public settings only: never the client secret.
-    return sendJson(res, 200, { authUrl: ob.authUrl, clientId: ob.clientId, redirectUri, scope: SCOPE });
+    // Public settings only: never the client secret. The CSRF token is also set as a cookie; the
+    // exchange wants both to match, which a page on another site cannot arrange.
+    const csrfToken = cookie(req, 'csrf') ?? randomUUID();
+    res.setHeader('set-cookie', `csrf=${csrfToken}; HttpOnly; SameSite=Strict; Path=/`);
+    return sendJson(res, 200, { authUrl: ob.authUrl, clientId: ob.clientId, redirectUri, scope: SCOPE, csrfToken });
   }
   if (req.method === 'POST' && pathname === '/api/exchange') return exchange(req, res);
   return sendJson(res, 404, { error: 'not_found' });
 }
 
 /**
- * POST /api/exchange { code, codeVerifier }: the code for the customer's tokens, then a call for
- * the customer with them.
+ * GET /login: the backend-driven flow starts here. The state and the verifier never leave the server.
+ * @param {ServerResponse} res
+ */
+async function login(res) {
+  const { url, state, codeVerifier } = await ob.auth.authorizationUrl({ scope: SCOPE });
+  const id = randomUUID();
+  logins.set(id, { state, codeVerifier, expires: Date.now() + 600_000 });
+  // SameSite=Lax: the cookie comes back on the identity host's top-level redirect to /callback.
+  res.writeHead(302, { location: url, 'set-cookie': `${LOGIN_COOKIE}=${id}; HttpOnly; SameSite=Lax; Path=/callback; Max-Age=600`, 'cache-control': 'no-store' });
+  res.end();
+}
+
+/**
+ * GET /callback with the login cookie: the state must be the one this browser's login sent.
+ * @param {IncomingMessage} req
+ * @param {ServerResponse} res
+ * @param {string} loginId
+ */
+async function callback(req, res, loginId) {
+  const pending = logins.get(loginId);
+  logins.delete(loginId); // one use, whatever happens
+  res.setHeader('set-cookie', `${LOGIN_COOKIE}=; HttpOnly; SameSite=Lax; Path=/callback; Max-Age=0`);
+  if (!pending || pending.expires < Date.now()) return sendJson(res, 400, { error: 'no_login', description: 'no login in progress in this browser: start again at /login' });
+  let code;
+  try {
+    ({ code } = parseAuthorizationCallback(new URL(req.url ?? '/', origin), { expectedState: pending.state }));
+  } catch (error) {
+    if (isOAuthError(error)) return sendJson(res, 400, { error: error.error, description: error.errorDescription });
+    throw error;
+  }
+  return connect(res, code, pending.codeVerifier);
+}
+
+/**
+ * POST /api/exchange { code, codeVerifier } (single-page-app variant): the code for the customer's
+ * tokens, then a call for the customer with them. Only from this origin, as JSON, with the CSRF token.
  * @param {IncomingMessage} req
  * @param {ServerResponse} res
  */
 async function exchange(req, res) {
+  if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return sendJson(res, 415, { error: 'invalid_request', description: 'the body must be application/json' });
+  if (req.headers.origin !== origin) return sendJson(res, 403, { error: 'forbidden', description: 'cross-origin exchange refused' });
+  const csrf = cookie(req, 'csrf');
+  if (!csrf || req.headers['x-csrf-token'] !== csrf) return sendJson(res, 403, { error: 'forbidden', description: 'missing or wrong CSRF token' });
   /** @type {{ code?: unknown; codeVerifier?: unknown }} */
   let body;
   try {
@@ -105,9 +172,19 @@ async function exchange(req, res) {
   if (typeof body.code !== 'string' || typeof body.codeVerifier !== 'string') {
     return sendJson(res, 400, { error: 'invalid_request', description: 'code and codeVerifier are required' });
   }
+  return connect(res, body.code, body.codeVerifier);
+}
+
+/**
+ * The code for the customer's tokens, a session cookie, and a call for the customer.
+ * @param {ServerResponse} res
+ * @param {string} code
+ * @param {string} codeVerifier
+ */
+async function connect(res, code, codeVerifier) {
   try {
     // POST {auth_url}/oauth/token with the client secret, the code, the redirect URI and the verifier.
-    const tokens = await ob.auth.exchangeCode({ code: body.code, codeVerifier: body.codeVerifier });
+    const tokens = await ob.auth.exchangeCode({ code, codeVerifier });
     const sessionId = randomUUID();
     sessions.set(sessionId, tokens);
 
@@ -174,4 +251,4 @@ for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.once(
 
 console.log(`My Fintech is listening on ${origin}`);
 console.log(`  identity host ${ob.authUrl}, API ${ob.baseUrl}, redirect URI ${redirectUri}`);
-console.log('  Open it in a browser and press "Connect bank". Ctrl+C stops it.');
+console.log(`  Open ${origin}/login to connect through the backend (the default), or ${origin}/ for the single-page app. Ctrl+C stops it.`);

@@ -11,7 +11,7 @@ import {
 } from './authorization.js';
 import { requestCodeExchange, requestRefresh } from './authorization-code.js';
 import { requestClientCredentials } from './client-credentials.js';
-import { DEVICE_POLL_INTERVAL, type DeviceAuthorization, pollDeviceAuthorization, requestDeviceAuthorization } from './device-code.js';
+import { DEVICE_POLL_INTERVAL, MIN_DEVICE_POLL_INTERVAL, type DeviceAuthorization, pollDeviceAuthorization, requestDeviceAuthorization } from './device-code.js';
 import type { GrantContext } from './grant.js';
 import type { ScopeInput } from '../core/scopes.js';
 import type { TokenSet } from './token-store.js';
@@ -76,7 +76,7 @@ export interface DeviceCodeOptions extends GrantOptions {
  * @group OAuth
  */
 export interface PollDeviceTokenOptions extends GrantOptions {
-  /** Seconds between polls. Default: the response's `interval`, else 5. `slow_down` adds 5 s. */
+  /** Seconds between polls. Default: the response's `interval`, else 5. `slow_down` adds 5 s. Never less than 1 s, whatever the server says. */
   interval?: number;
 }
 
@@ -112,8 +112,23 @@ function throwIfAny(what: string, issues: ValidationIssue[]): void {
  * @group OAuth
  */
 export class Auth {
+  /** Private, never an own property: the grant context holds the client secret. */
+  readonly #ctx: AuthContext;
+
   /** @internal */
-  constructor(private readonly ctx: AuthContext) {}
+  constructor(ctx: AuthContext) {
+    this.#ctx = ctx;
+  }
+
+  /** A view for logs: the identity host and the client id, never the secret. */
+  toJSON(): Record<string, unknown> {
+    return { authUrl: this.#ctx.grant.authUrl, clientId: this.#ctx.grant.clientId };
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `Auth ${JSON.stringify(this.toJSON())}`;
+  }
 
   /**
    * Builds the authorize URL with PKCE (S256) and `state`, from the client's `authUrl`,
@@ -126,9 +141,9 @@ export class Auth {
    * ```
    */
   async authorizationUrl(params: AuthorizationUrlParams): Promise<AuthorizationRequest> {
-    const { grant, endpoints } = this.ctx;
+    const { grant, endpoints } = this.#ctx;
     const p = params ?? ({} as AuthorizationUrlParams);
-    const redirectUri = p.redirectUri ?? this.ctx.redirectUri;
+    const redirectUri = p.redirectUri ?? this.#ctx.redirectUri;
     if (redirectUri === undefined) {
       throw new ValidationError('Invalid authorization request', [
         { path: 'redirectUri', message: 'is required (pass it here or set the redirectUri option of the client)', code: 'missing' },
@@ -161,12 +176,12 @@ export class Auth {
     const p = params ?? ({} as ExchangeCodeParams);
     checkString(issues, 'code', p.code);
     checkCodeVerifier(issues, 'codeVerifier', p.codeVerifier);
-    const redirectUri = p.redirectUri ?? this.ctx.redirectUri;
+    const redirectUri = p.redirectUri ?? this.#ctx.redirectUri;
     if (redirectUri === undefined) issues.push({ path: 'redirectUri', message: 'is required (pass it here or set the redirectUri option of the client)', code: 'missing' });
     else checkRedirectUri(issues, 'redirectUri', redirectUri);
     const signal = checkSignal(issues, options);
     throwIfAny('Invalid code exchange', issues);
-    return requestCodeExchange(this.ctx.grant, this.ctx.endpoints.token, { code: p.code, codeVerifier: p.codeVerifier, redirectUri: redirectUri! }, signal);
+    return requestCodeExchange(this.#ctx.grant, this.#ctx.endpoints.token, { code: p.code, codeVerifier: p.codeVerifier, redirectUri: redirectUri! }, signal);
   }
 
   /**
@@ -186,7 +201,7 @@ export class Auth {
     checkString(issues, 'refreshToken', refreshToken);
     const signal = checkSignal(issues, options);
     throwIfAny('Invalid refresh', issues);
-    return requestRefresh(this.ctx.grant, this.ctx.endpoints.token, refreshToken as string, signal);
+    return requestRefresh(this.#ctx.grant, this.#ctx.endpoints.token, refreshToken as string, signal);
   }
 
   /**
@@ -204,7 +219,7 @@ export class Auth {
     const scope = scopeString(issues, 'scopes', scopes, false);
     const signal = checkSignal(issues, options);
     throwIfAny('Invalid client credentials request', issues);
-    return requestClientCredentials(this.ctx.grant, this.ctx.endpoints.clientCredentials, scope.split(' ').filter(Boolean), signal);
+    return requestClientCredentials(this.#ctx.grant, this.#ctx.endpoints.clientCredentials, scope.split(' ').filter(Boolean), signal);
   }
 
   /**
@@ -228,7 +243,7 @@ export class Auth {
     const target = options?.targetConnectionId;
     if (target !== undefined) checkString(issues, 'targetConnectionId', target);
     throwIfAny('Invalid device code request', issues);
-    return requestDeviceAuthorization(this.ctx.grant, this.ctx.endpoints.deviceCode, scope, target, signal);
+    return requestDeviceAuthorization(this.#ctx.grant, this.#ctx.endpoints.deviceCode, scope, target, signal);
   }
 
   /**
@@ -253,12 +268,13 @@ export class Auth {
       issues.push({ path: 'interval', message: 'must be a number of seconds ≥ 0', code: 'invalid_value' });
     }
     throwIfAny('Invalid device token poll', issues);
-    return pollDeviceAuthorization(this.ctx.grant, {
-      tokenPath: this.ctx.endpoints.clientCredentials,
+    return pollDeviceAuthorization(this.#ctx.grant, {
+      tokenPath: this.#ctx.endpoints.clientCredentials,
       deviceCode: deviceCode as string,
-      interval,
+      // A server (or caller) asking for 0 s would turn polling into a busy loop against the identity host.
+      interval: Math.max(interval, MIN_DEVICE_POLL_INTERVAL),
       authorization: response,
-      sleep: this.ctx.sleep,
+      sleep: this.#ctx.sleep,
       signal,
     });
   }

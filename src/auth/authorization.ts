@@ -23,7 +23,7 @@ export interface AuthorizationRequestParams {
   redirectUri: string;
   /** Scopes to ask the customer for: an array of the spec's names or one space-separated string. */
   scope: ScopeInput;
-  /** Anti-CSRF value echoed back on the callback. Default: 32 random bytes, base64url. */
+  /** Anti-CSRF value echoed back on the callback: at least 16 characters. Default: 32 random bytes, base64url. */
   state?: string;
   /** PKCE code verifier: 43–128 characters of `A-Z a-z 0-9 - . _ ~`. Default: 32 random bytes, base64url. */
   codeVerifier?: string;
@@ -55,6 +55,12 @@ export interface AuthorizationRequest {
 export interface AuthorizationCallbackOptions {
   /** The `state` of the authorization request; the callback must carry exactly this value. */
   expectedState: string;
+  /**
+   * The identity host's issuer identifier (RFC 9207). When given, a callback whose `iss` differs
+   * throws `OAuthError('issuer_mismatch')` (a mix-up attack); a callback without `iss` is
+   * accepted, since the provider documents none.
+   */
+  expectedIssuer?: string;
 }
 
 /**
@@ -71,6 +77,8 @@ export interface AuthorizationCallback {
 /** The default path of the authorization endpoint on the identity host. */
 export const DEFAULT_AUTHORIZE_PATH = '/oauth/authorize';
 
+/** The shortest caller-given `state`: a guessable one would not protect the callback. */
+const MIN_STATE = 16;
 // Kept terse on purpose: this module is the whole browser bundle, whose budget is 3 kB gzip.
 const VERIFIER = /^[\w.~-]{43,128}$/;
 // RFC 6749 §3.3 scope-token: visible ASCII except space, `"` and `\`.
@@ -168,7 +176,7 @@ export async function createAuthorizationRequest(params: AuthorizationRequestPar
   checkString(issues, 'clientId', p.clientId);
   const redirectUri = checkRedirectUri(issues, 'redirectUri', p.redirectUri);
   const scope = scopeString(issues, 'scope', p.scope, true);
-  if (p.state !== undefined) checkString(issues, 'state', p.state);
+  if (p.state !== undefined && checkString(issues, 'state', p.state) && p.state.length < MIN_STATE) add(issues, 'state', `must be at least ${MIN_STATE} characters: it is the callback's CSRF defence`, 'too_small');
   if (p.codeVerifier !== undefined) checkCodeVerifier(issues, 'codeVerifier', p.codeVerifier);
   const authorizePath = checkPath(issues, 'authorizePath', p.authorizePath, DEFAULT_AUTHORIZE_PATH);
   if (issues.length > 0) throw new ValidationError('Invalid authorization request', issues);
@@ -194,7 +202,11 @@ export async function createAuthorizationRequest(params: AuthorizationRequestPar
  * rejecting:
  *
  * - `OAuthError('state_mismatch')` when the callback's `state` differs from `expectedState`
- *   (checked first: a forged callback is refused whatever it carries);
+ *   (checked first: a forged callback is refused whatever it carries). An error callback
+ *   without `state` (some hosts drop it on errors) reports `state_mismatch` too, not its
+ *   `error`: an unauthenticated callback's claims are not trusted;
+ * - `OAuthError('issuer_mismatch')` when `expectedIssuer` is given and the callback's `iss`
+ *   differs (RFC 9207);
  * - `OAuthError(error)` for an error callback, e.g. `'access_denied'` (the customer declined),
  *   `'invalid_scope'`, `'invalid_redirect_uri'`, with the server's `error_description`;
  * - `OAuthError('missing_code')` when a callback carries neither a code nor an error;
@@ -215,6 +227,8 @@ export function parseAuthorizationCallback(url: string | URL, options: Authoriza
   const parsed = url instanceof URL ? url : parseUrl(url);
   if (!parsed) add(issues, 'url', 'must be the callback URL', 'invalid_url');
   checkString(issues, 'expectedState', options?.expectedState);
+  const issuer = options?.expectedIssuer;
+  if (issuer !== undefined) checkString(issues, 'expectedIssuer', issuer);
   if (!parsed || issues.length > 0) throw new ValidationError('Invalid authorization callback', issues);
 
   const params = parsed.searchParams;
@@ -226,6 +240,8 @@ export function parseAuthorizationCallback(url: string | URL, options: Authoriza
   // State first: a forged callback is refused whatever else it carries.
   const state = get('state');
   if (state !== options.expectedState) throw new OAuthError('state_mismatch', 'the callback state is not the one sent');
+  const iss = get('iss');
+  if (issuer !== undefined && iss !== undefined && iss !== issuer) throw new OAuthError('issuer_mismatch', 'the callback comes from another issuer');
   const error = get('error');
   if (error) throw new OAuthError(error, get('error_description'));
   const code = get('code');

@@ -30,44 +30,49 @@ export async function requestClientCredentials(ctx: GrantContext, tokenPath: str
  * expiry, one request for any number of concurrent callers, dropped when the API refuses them.
  */
 export class ClientCredentialsTokens {
-  constructor(
-    private readonly ctx: GrantContext,
-    private readonly tokenPath: string,
-    private readonly store: TokenStore,
-  ) {}
+  // Private fields, never own properties: the grant context holds the client secret.
+  readonly #ctx: GrantContext;
+  readonly #tokenPath: string;
+  readonly #store: TokenStore;
+
+  constructor(ctx: GrantContext, tokenPath: string, store: TokenStore) {
+    this.#ctx = ctx;
+    this.#tokenPath = tokenPath;
+    this.#store = store;
+  }
 
   /** A usable access token for `scopes`, from the store or from one shared grant. */
   async get(scopes: readonly string[]): Promise<TokenSet> {
-    const key = tokenKey(this.ctx.clientId, scopes);
-    const cached = await this.store.get(key);
-    if (cached && isFresh(cached, this.ctx.now())) return cached;
+    const key = tokenKey(this.#ctx.clientId, scopes);
+    const cached = await this.#store.get(key);
+    if (cached && isFresh(cached, this.#ctx.now())) return cached;
     return this.#fetchOnce(key, scopes);
   }
 
   /** Drops `rejected` (if it is still the stored token) and gets a new one in a single flight. */
   async renew(scopes: readonly string[], rejected: string): Promise<TokenSet> {
-    const key = tokenKey(this.ctx.clientId, scopes);
-    const flight = inFlight.get(this.store)?.get(key);
+    const key = tokenKey(this.#ctx.clientId, scopes);
+    const flight = inFlight.get(this.#store)?.get(key);
     if (flight) return flight;
-    const cached = await this.store.get(key);
-    if (cached && cached.access_token !== rejected && isFresh(cached, this.ctx.now())) return cached;
-    if (cached) await this.store.delete(key);
+    const cached = await this.#store.get(key);
+    if (cached && cached.access_token !== rejected && isFresh(cached, this.#ctx.now())) return cached;
+    if (cached) await this.#store.delete(key);
     return this.#fetchOnce(key, scopes, rejected);
   }
 
   #fetchOnce(key: string, scopes: readonly string[], rejected?: string): Promise<TokenSet> {
-    let flights = inFlight.get(this.store);
-    if (!flights) inFlight.set(this.store, (flights = new Map()));
+    let flights = inFlight.get(this.#store);
+    if (!flights) inFlight.set(this.#store, (flights = new Map()));
     const existing = flights.get(key);
     if (existing) return existing;
     const map = flights;
     const flight = (async () => {
       // Look once more before asking: with a store that answers slowly (Redis, another process), a
       // token may have landed since this caller's first read missed, and a second grant is waste.
-      const stored = await this.store.get(key);
-      if (stored && stored.access_token !== rejected && isFresh(stored, this.ctx.now())) return stored;
-      const token = await requestClientCredentials(this.ctx, this.tokenPath, scopes);
-      await this.store.set(key, token, token.expires_in);
+      const stored = await this.#store.get(key);
+      if (stored && stored.access_token !== rejected && isFresh(stored, this.#ctx.now())) return stored;
+      const token = await requestClientCredentials(this.#ctx, this.#tokenPath, scopes);
+      await this.#store.set(key, token, token.expires_in);
       return token;
     })().finally(() => {
       if (map.get(key) === flight) map.delete(key);

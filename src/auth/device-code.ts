@@ -43,6 +43,8 @@ export interface DeviceAuthorization {
 
 /** RFC 8628 §3.5: the default polling interval, and how much `slow_down` adds, in seconds. */
 export const DEVICE_POLL_INTERVAL = 5;
+/** The shortest wait between polls (seconds), whatever the server's `interval`. */
+export const MIN_DEVICE_POLL_INTERVAL = 1;
 export const SLOW_DOWN_STEP = 5;
 
 /** When each device authorization this SDK returned was received (ms), for the local expiry check. */

@@ -11,12 +11,13 @@ import {
   TimeoutError,
   ValidationError,
   type ValidationIssue,
+  isOpenBankingError,
 } from '../errors.js';
-import { checkTimeout, checkUrl, IssueList } from '../core/checks.js';
+import { checkNumber, checkTimeout, checkUrl, IssueList } from '../core/checks.js';
 import { DEFAULT_ENDPOINTS, type Endpoints, type Environment, SANDBOX_HOSTS } from '../core/config.js';
-import { AttemptTimeout, describeNetworkFailure, type HttpMethod, sendOnce } from '../core/http.js';
+import { AttemptTimeout, DEFAULT_MAX_RESPONSE_BYTES, describeNetworkFailure, type HttpMethod, isRedirect, redirectMessage, sendOnce } from '../core/http.js';
 import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
-import { redactHeaders } from '../core/redact.js';
+import { redactHeaders, redactText } from '../core/redact.js';
 import { toIssues } from '../core/zod-issues.js';
 
 /**
@@ -38,6 +39,8 @@ export interface RegistrationConnection {
   fetch?: typeof fetch;
   /** Timeout in ms. Default 30 000. */
   timeout?: number;
+  /** Largest answer read, in bytes; a larger one rejects with `ResponseTooLargeError`. Default 10 MiB. */
+  maxResponseBytes?: number;
   /** Aborts the call; it then rejects with `AbortError`. */
   signal?: AbortSignal;
 }
@@ -86,10 +89,10 @@ export interface Registration {
   api_base_url?: string;
 }
 
-const CONNECTION_KEYS = new Set(['authUrl', 'environment', 'endpoints', 'fetch', 'timeout', 'signal']);
+const CONNECTION_KEYS = new Set(['authUrl', 'environment', 'endpoints', 'fetch', 'timeout', 'signal', 'maxResponseBytes']);
 
 /** Checks the connection options; returns the endpoint URL and the fetch settings. */
-function resolveConnection(params: RegistrationConnection, issues: IssueList): { url: string; fetch: typeof fetch | undefined; timeout: number; signal: AbortSignal | undefined } {
+function resolveConnection(params: RegistrationConnection, issues: IssueList): { url: string; fetch: typeof fetch | undefined; timeout: number; signal: AbortSignal | undefined; maxResponseBytes: number } {
   const environment = params.environment ?? 'sandbox';
   if (environment !== 'sandbox' && environment !== 'production') issues.add('environment', "must be 'sandbox' or 'production'", 'invalid_value');
   let authUrl = checkUrl(issues, 'authUrl', params.authUrl);
@@ -102,7 +105,8 @@ function resolveConnection(params: RegistrationConnection, issues: IssueList): {
   if (params.fetch !== undefined && typeof params.fetch !== 'function') issues.add('fetch', 'must be a function', 'invalid_type');
   if (params.signal !== undefined && !(params.signal instanceof AbortSignal)) issues.add('signal', 'must be an AbortSignal', 'invalid_type');
   const timeout = checkTimeout(issues, 'timeout', params.timeout, 30_000);
-  return { url: `${authUrl ?? ''}${path}`, fetch: params.fetch, timeout, signal: params.signal };
+  const maxResponseBytes = checkNumber(issues, 'maxResponseBytes', params.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, { min: 1, integer: true });
+  return { url: `${authUrl ?? ''}${path}`, fetch: params.fetch, timeout, signal: params.signal, maxResponseBytes };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -163,7 +167,7 @@ async function call(what: string, conn: ReturnType<typeof resolveConnection>, me
   let response: Response;
   let raw: string;
   try {
-    ({ response, text: raw } = await sendOnce({ method, url: conn.url, headers, body, signal: conn.signal, timeout: conn.timeout, fetch: conn.fetch }));
+    ({ response, text: raw } = await sendOnce({ method, url: conn.url, headers, body, signal: conn.signal, timeout: conn.timeout, fetch: conn.fetch, maxResponseBytes: conn.maxResponseBytes }));
   } catch (failure) {
     throw networkError(what, failure, conn.signal);
   } finally {
@@ -177,10 +181,13 @@ async function call(what: string, conn: ReturnType<typeof resolveConnection>, me
   } catch {
     parsed = undefined;
   }
+  if (isRedirect(response)) {
+    throw new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) });
+  }
   if (!response.ok) {
     const record = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
     if (record && typeof record.error === 'string') {
-      throw new OAuthError(record.error, typeof record.error_description === 'string' ? record.error_description : undefined, { status: response.status });
+      throw new OAuthError(record.error, typeof record.error_description === 'string' ? redactText(record.error_description) : undefined, { status: response.status });
     }
     if (response.status === 401) {
       throw new OAuthError('invalid_client', presentString(record?.message) ?? 'the identity host refused the username or password', { status: 401 });
@@ -191,6 +198,7 @@ async function call(what: string, conn: ReturnType<typeof resolveConnection>, me
 }
 
 function networkError(what: string, failure: unknown, caller: AbortSignal | undefined): OpenBankingError {
+  if (isOpenBankingError(failure)) return failure;
   if (caller?.aborted) return new AbortError(`${what}: aborted`);
   if (failure instanceof AttemptTimeout) return new TimeoutError(`${what}: the identity host did not answer in time`);
   return new ConnectionError(`${what}: could not reach the identity host (${describeNetworkFailure(failure)})`);

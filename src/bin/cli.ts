@@ -17,7 +17,8 @@ Options:
   -e, --environment <name>    sandbox (default: registrations approved at once)
                               or production (registrations wait for approval)
       --rate-limits           answer 429 past the environment's published limits
-      --seed <value>          repeatable identifiers and tokens
+      --seed <value>          repeatable identifiers and tokens (predictable by design:
+                              anyone who knows the seed can guess them; tests only)
       --client-id <id>        pre-register an application with this client id ...
       --client-secret <s>     ... and this client secret (both or neither)
       --redirect-uri <uri>    ... accepting this redirect URI (repeatable)

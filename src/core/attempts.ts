@@ -1,7 +1,8 @@
 import { AbortError, ApiError, ConnectionError, OpenBankingError, TimeoutError, withIdempotencyKey } from '../errors.js';
 import type { PipelineConfig } from './config.js';
-import { AttemptTimeout, describeNetworkFailure, type HttpMethod, parseJson, scrubCause, sendOnce } from './http.js';
+import { AttemptTimeout, describeNetworkFailure, type HttpMethod, isRedirect, parseJson, redirectMessage, scrubCause, sendOnce } from './http.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RenewalBackoff } from './renewal-backoff.js';
 import { redactHeaders, redactText } from './redact.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
 
@@ -35,20 +36,27 @@ export interface PreparedCall {
  */
 export class AttemptLoop {
   readonly #limiter: RateLimiter | undefined;
+  /** 401 renewals per token source: bounded once fresh tokens are refused too. */
+  readonly #backoffs = new WeakMap<BearerSource, RenewalBackoff>();
+  /** Private, never an own property: it holds the client secret. */
+  readonly #config: PipelineConfig;
 
-  constructor(private readonly config: PipelineConfig) {
+  constructor(config: PipelineConfig) {
+    this.#config = config;
     const limit = config.rateLimit;
     this.#limiter = limit ? new RateLimiter(limit.rate, limit.burst, limit.maxWait, config.now, config.sleep) : undefined;
   }
 
   async run(call: PreparedCall): Promise<{ response: Response; text: string }> {
-    const o = this.config;
+    const o = this.#config;
     const { method, path, headers, idempotencyKey, signal } = call;
     if (signal?.aborted) throw new AbortError('The request was aborted before it was sent', { idempotencyKey });
 
     // The bearer token is shared with concurrent callers; the caller's signal only stops its own wait.
     let token = await withSignal(call.bearer.token(signal), signal, idempotencyKey);
     let renewed = false;
+    /** A freshly renewed token was refused too (or renewals are backing off because of one). */
+    let freshRefused = false;
     let retries = 0;
 
     for (let attempt = 1; ; attempt++) {
@@ -58,11 +66,11 @@ export class AttemptLoop {
       let response: Response;
       let text: string;
       try {
-        ({ response, text } = await sendOnce({ method, url: call.url, headers, body: call.payload, signal, timeout: call.timeout, fetch: o.fetch }));
+        ({ response, text } = await sendOnce({ method, url: call.url, headers, body: call.payload, signal, timeout: call.timeout, fetch: o.fetch, maxResponseBytes: o.maxResponseBytes }));
       } catch (failure) {
         const error = networkError(failure, signal, idempotencyKey, call.timeout);
         this.#logAttempt(call, error.name, attempt, started);
-        if (error instanceof AbortError || retries >= call.maxRetries) throw error;
+        if (!(error instanceof ConnectionError) || retries >= call.maxRetries) throw error;
         const delay = backoffDelay(retries++);
         this.#logRetry(method, path, error.name, delay, attempt, idempotencyKey);
         await this.#sleep(delay, signal, idempotencyKey);
@@ -70,18 +78,40 @@ export class AttemptLoop {
       }
       this.#logAttempt(call, response.status, attempt, started);
 
-      if (response.ok) return { response, text };
+      if (response.ok) {
+        this.#backoffs.get(call.bearer)?.succeeded();
+        return { response, text };
+      }
+      if (isRedirect(response)) {
+        throw ApiError.from({ status: response.status, body: undefined, rawBody: '', headers: response.headers, idempotencyKey, message: redirectMessage(response, 'The API') });
+      }
 
-      if (response.status === 401 && !renewed) {
-        renewed = true;
-        const fresh = await withSignal(call.bearer.renew(token, signal), signal, idempotencyKey);
-        if (fresh !== undefined) {
-          token = fresh;
-          continue;
+      if (response.status === 401) {
+        const backoff = this.#backoff(call.bearer);
+        if (renewed) {
+          backoff.freshRefused(token);
+          freshRefused = true;
+        } else {
+          renewed = true;
+          if (backoff.tryRenew()) {
+            const fresh = await withSignal(call.bearer.renew(token, signal), signal, idempotencyKey);
+            if (fresh !== undefined) {
+              token = fresh;
+              continue;
+            }
+          } else freshRefused = true;
         }
       }
       const arrived = o.now(); // an HTTP-date Retry-After is read against the client's clock
-      const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: arrived });
+      const init = { status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: arrived };
+      let error = ApiError.from(init);
+      if (freshRefused) {
+        const wait = Math.round(this.#backoff(call.bearer).wait / 1000);
+        error = ApiError.from({
+          ...init,
+          message: `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`,
+        });
+      }
       if (!isRetryableStatus(response.status)) throw error;
       const retryAfter = parseRetryAfterMs(response.headers.get('retry-after'), arrived);
       if (retryAfter !== undefined && retryAfter > o.maxRetryDelay) {
@@ -96,9 +126,15 @@ export class AttemptLoop {
     }
   }
 
+  #backoff(bearer: BearerSource): RenewalBackoff {
+    let backoff = this.#backoffs.get(bearer);
+    if (backoff === undefined) this.#backoffs.set(bearer, (backoff = new RenewalBackoff(this.#config.now)));
+    return backoff;
+  }
+
   async #sleep(ms: number, signal: AbortSignal | undefined, idempotencyKey: string): Promise<void> {
     try {
-      await this.config.sleep(ms, signal);
+      await this.#config.sleep(ms, signal);
     } catch (reason) {
       throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey, cause: scrubCause(reason) });
     }
@@ -107,7 +143,7 @@ export class AttemptLoop {
 
   /** One debug line per attempt; headers and body redacted. */
   #logAttempt(call: PreparedCall, status: number | string, attempt: number, started: number): void {
-    const log = this.config.logger;
+    const log = this.#config.logger;
     if (!log.enabled('debug')) return;
     const { method, path, idempotencyKey, payload } = call;
     log.debug(`openbanking-ng ${method} ${path} → ${status} (attempt ${attempt})`, {
@@ -116,21 +152,21 @@ export class AttemptLoop {
       status,
       attempt,
       idempotencyKey,
-      elapsedMs: this.config.now() - started,
+      elapsedMs: this.#config.now() - started,
       headers: redactHeaders(call.headers),
       ...(payload === undefined ? {} : { body: redactText(payload) }),
     });
   }
 
   #logRetry(method: string, path: string, reason: number | string, delay: number, attempt: number, idempotencyKey: string): void {
-    this.config.logger.info(`openbanking-ng ${method} ${path} → ${reason}: retrying in ${delay} ms with the same idempotency key`, { attempt, idempotencyKey, delay });
+    this.#config.logger.info(`openbanking-ng ${method} ${path} → ${reason}: retrying in ${delay} ms with the same idempotency key`, { attempt, idempotencyKey, delay });
   }
 }
 
 function networkError(failure: unknown, signal: AbortSignal | undefined, idempotencyKey: string, timeout: number): OpenBankingError {
   if (signal?.aborted) return new AbortError('The request was aborted', { idempotencyKey, cause: scrubCause(signal.reason) });
   if (failure instanceof AttemptTimeout) return new TimeoutError(`The attempt timed out after ${timeout} ms`, { idempotencyKey });
-  if (failure instanceof OpenBankingError) return failure;
+  if (failure instanceof OpenBankingError) return failure.idempotencyKey === undefined ? withIdempotencyKey(failure, idempotencyKey) : failure;
   return new ConnectionError(`Could not get a complete answer from the API: ${describeNetworkFailure(failure)}`, { idempotencyKey, cause: scrubCause(failure) });
 }
 

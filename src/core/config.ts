@@ -82,6 +82,8 @@ export interface PipelineConfig {
   maxRetries: number;
   maxRetryDelay: number;
   timeout: number;
+  /** Largest response body read (bytes). */
+  maxResponseBytes: number;
   fetch: typeof fetch | undefined;
   logger: LeveledLogger;
   rateLimit: { rate: number; burst: number; maxWait: number } | undefined;

@@ -11,14 +11,19 @@ import { CiphertextMemo } from './ciphertext-memo.js';
 export class FieldCrypto {
   readonly #ciphertexts = new CiphertextMemo();
 
-  constructor(private readonly config: PipelineConfig) {}
+  /** Private, never an own property: it holds the client secret and the cipher. */
+  readonly #config: PipelineConfig;
+
+  constructor(config: PipelineConfig) {
+    this.#config = config;
+  }
 
   /** `body` with its secret top-level `fields` encrypted; the body itself when none is carried. */
   async encryptRequest(body: unknown, fields: readonly string[] | undefined, idempotencyKey: string): Promise<unknown> {
     if (!fields?.length || !body || typeof body !== 'object') return body;
     const carried = fields.filter((f) => typeof (body as Record<string, unknown>)[f] === 'string');
     if (carried.length === 0) return body;
-    const o = this.config;
+    const o = this.#config;
     if (o.environment === 'production' && !o.cipherExplicit) {
       throw new OpenBankingError(
         `Refusing to send ${carried.join(', ')} in production without a cipher: the provider encrypts card secrets with a scheme it does not publish. Configure the cipher your provider documents (e.g. cipher: aesCbcCipher(clientSecret)), or cipher: plaintextCipher if it really takes plain text.`,
@@ -38,7 +43,7 @@ export class FieldCrypto {
 
   /** Decrypts, in place, the string values at `fields` (dotted paths into `data`, `*` for every array item). */
   async decryptResponse(data: unknown, fields: readonly string[] | undefined, idempotencyKey: string): Promise<void> {
-    const { cipher, decryptResponses } = this.config;
+    const { cipher, decryptResponses } = this.#config;
     // The identity cipher hands every value back unchanged: nothing to visit.
     if (!decryptResponses || cipher === plaintextCipher || !fields?.length || !data || typeof data !== 'object') return;
     for (const field of fields) {

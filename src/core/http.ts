@@ -1,4 +1,4 @@
-import { OpenBankingError } from '../errors.js';
+import { OpenBankingError, ResponseTooLargeError } from '../errors.js';
 import { Lazy } from './lazy.js';
 
 /**
@@ -34,6 +34,58 @@ export interface OutgoingRequest {
   timeout: number;
   /** A custom fetch; default `globalThis.fetch`, read per attempt so that interceptors such as msw apply. */
   fetch: typeof fetch | undefined;
+  /** Largest body read (bytes); a larger one rejects with {@link ResponseTooLargeError}. */
+  maxResponseBytes: number;
+}
+
+/** The default `maxResponseBytes`: 10 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/** True for a 3xx answer, or the opaque answer a browser gives for one under `redirect: 'manual'`. */
+export function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
+}
+
+/** Why a redirect was refused, naming the status and the host it pointed to (never a query). */
+export function redirectMessage(response: Response, where: string): string {
+  let target = 'an undisclosed location';
+  try {
+    const location = response.headers.get('location');
+    if (location) target = new URL(location, response.url || undefined).origin;
+  } catch {
+    // a Location that is no URL: leave it out
+  }
+  return `${where} answered ${response.status || 'a redirect'} to ${target}: the SDK never follows redirects (they would re-send the signature, the keys and the body). Check the configured URL`;
+}
+
+/**
+ * Reads a body as UTF-8 text, chunk by chunk, and stops at `limit` bytes: past it the stream is
+ * cancelled and the read rejects with {@link ResponseTooLargeError}; nothing past the limit is
+ * kept. A declared `content-length` over the limit is refused before a byte is read.
+ */
+export async function readText(response: Response, limit: number): Promise<string> {
+  const body = response.body;
+  if (!body) return '';
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit) {
+    await body.cancel().catch(() => undefined);
+    throw new ResponseTooLargeError(response.status, limit);
+  }
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new ResponseTooLargeError(response.status, limit);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 /** Thrown by {@link sendOnce} when the attempt's own timer fired. */
@@ -52,7 +104,8 @@ function abortAttempt(controller: AbortController): void {
 }
 
 /**
- * One attempt through ky, body read to the end. ky builds the request (URL, method, headers) and
+ * One attempt through ky, body read to the end (at most `maxResponseBytes`; a redirect's body is
+ * not read). ky builds the request (URL, method, headers) and
  * hands it to fetch; the body and the attempt's signal join it there. Handing ky the body instead
  * costs, on every attempt, a body stream for ky's Request, a tee() of it for the clone ky keeps
  * for retries of its own (unused: the SDK retries) and an identity TransformStream when fetch
@@ -81,7 +134,12 @@ export async function sendOnce(request: OutgoingRequest): Promise<{ response: Re
       // the global fetch, read per attempt so that interceptors such as msw apply, takes it as init.
       fetch: custom ? (req) => custom(new Request(req, init)) : (req) => globalThis.fetch(req, init),
     });
-    const text = await response.text();
+    // A redirect's body is of no use and is never parsed as the gateway's answer.
+    if (isRedirect(response)) {
+      await response.body?.cancel().catch(() => undefined);
+      return { response, text: '' };
+    }
+    const text = await readText(response, request.maxResponseBytes);
     return { response, text };
   } catch (error) {
     if (controller.signal.reason instanceof AttemptTimeout) throw controller.signal.reason;

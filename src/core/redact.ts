@@ -16,6 +16,15 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   'card_cvv2',
   'card_number',
   'card_token',
+  'pin',
+  'otp',
+  'cvv',
+  'cvv2',
+  'pan',
+  'token',
+  'bvn',
+  'x-api-key',
+  'api_key',
 ]);
 
 /** Header names whose values are always redacted. */
@@ -25,19 +34,24 @@ export const SECRET_HEADERS: ReadonlySet<string> = new Set([
   'cookie',
   'set-cookie',
   'proxy-authorization',
+  'x-api-key',
 ]);
 
 /** Deep copy of a JSON-like value with every secret field replaced by {@link REDACTED}. */
 export function redactValue(value: unknown, depth = 0): unknown {
   if (depth > 32 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
+  // Members are defined, never assigned: a server's `__proto__` member stays plain data and
+  // cannot become the copy's prototype.
   const out: Record<string, unknown> = {};
   // `code` is an OAuth authorization code next to OAuth members, but an error code elsewhere.
   const oauthish = 'grant_type' in value || 'redirect_uri' in value || 'state' in value || 'code_verifier' in value;
   for (const [key, item] of Object.entries(value)) {
     const name = key.toLowerCase();
     const secret = SECRET_FIELDS.has(name) && (name !== 'code' || oauthish);
-    out[key] = secret ? REDACTED : redactValue(item, depth + 1);
+    // A server's free text (`message`, `error_description`) may quote a secret: masked too.
+    const value = secret ? REDACTED : typeof item === 'string' && TEXT_MEMBER.test(name) ? maskText(item) : redactValue(item, depth + 1);
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -61,11 +75,23 @@ export function redactText(text: string): string {
       // fall through: malformed or truncated JSON is masked textually below
     }
   }
+  return maskText(text);
+}
+
+/** Members whose string value is a server's free text, masked by {@link maskText}. */
+const TEXT_MEMBER = /message|description/;
+
+/** Per secret field: its JSON member (`"pin": "…"`) and its form or prose parameter (`pin=…`). */
+const TEXT_PATTERNS: readonly [RegExp, string][] = [...SECRET_FIELDS].flatMap((field): [RegExp, string][] => [
+  ...(field === 'code' ? [] : [[new RegExp(`("${field}"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"?|[^,}\\]\\s]+)`, 'gi'), `$1"${REDACTED}"`] as [RegExp, string]]),
+  // `code=` in prose is usually an error code: only a form's `code` parameter is an OAuth code.
+  [new RegExp(`((?:^|[&?${field === 'code' ? '' : '\\s,;('}])${field}=)[^&\\s,;)]*`, 'gi'), `$1${REDACTED}`],
+]);
+
+/** Masks JSON-looking secret members and `name=value` secret parameters in any text. */
+export function maskText(text: string): string {
   let out = text;
-  for (const field of SECRET_FIELDS) {
-    if (field !== 'code') out = out.replace(new RegExp(`("${field}"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"?|[^,}\\]\\s]+)`, 'gi'), `$1"${REDACTED}"`);
-    out = out.replace(new RegExp(`((?:^|[&?])${field}=)[^&]*`, 'gi'), `$1${REDACTED}`);
-  }
+  for (const [pattern, replacement] of TEXT_PATTERNS) out = out.replace(pattern, replacement);
   return out;
 }
 

@@ -20,10 +20,29 @@ export interface RequestParams {
   scope?: Scope | readonly Scope[];
   /** Use the customer's token (only on a customer session from `ob.forCustomer`). */
   customer?: boolean;
+  /**
+   * Top-level body fields the cipher encrypts before sending (once per logical call, like the
+   * typed operations' secret fields). Default: the card request secret `card_default_pin` when
+   * the body carries it. In production such a call refuses to send until a cipher is configured.
+   */
+  secretFields?: readonly string[];
 }
 
+/** The request secret fields a typed operation knows of, used by `request` when `secretFields` is not given. */
+export const DEFAULT_REQUEST_SECRET_FIELDS: readonly string[] = Object.freeze(['card_default_pin']);
+
 const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const REQUEST_KEYS = new Set(['method', 'path', 'body', 'query', 'scope', 'customer']);
+const REQUEST_KEYS = new Set(['method', 'path', 'body', 'query', 'scope', 'customer', 'secretFields']);
+
+/** True when `path`, resolved the way a URL parser does (`%2e%2e`, backslashes), stays under the base path. */
+function staysUnder(path: string): boolean {
+  const base = '/__base__';
+  try {
+    return new URL(`http://h${base}${path}`).pathname.startsWith(`${base}/`) && !/\\|%2e|%2f|%5c/i.test(path);
+  } catch {
+    return false;
+  }
+}
 
 /** Checks `request` parameters; returns the problems. */
 export function checkRequestParams(params: RequestParams): ValidationIssue[] {
@@ -37,8 +56,8 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
   if (typeof params.method !== 'string' || !METHODS.includes(params.method)) {
     issues.push({ path: 'method', message: `must be one of ${METHODS.join(', ')}`, code: 'invalid_value' });
   }
-  if (typeof params.path !== 'string' || !params.path.startsWith('/') || params.path.startsWith('//') || /[\s?#]|(^|\/)\.\.?(\/|$)/.test(params.path)) {
-    issues.push({ path: 'path', message: 'must be a path starting with / without spaces, query, fragment or dot segments', code: 'invalid_format' });
+  if (typeof params.path !== 'string' || !params.path.startsWith('/') || params.path.startsWith('//') || /[\s?#]|(^|\/)\.\.?(\/|$)/.test(params.path) || !staysUnder(params.path)) {
+    issues.push({ path: 'path', message: 'must be a path starting with / without spaces, query, fragment, backslashes, encoded dots or slashes, or dot segments', code: 'invalid_format' });
   }
   if (params.query !== undefined && (typeof params.query !== 'object' || params.query === null || Array.isArray(params.query))) {
     issues.push({ path: 'query', message: 'must be an object', code: 'invalid_type' });
@@ -47,6 +66,9 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
     const list = typeof params.scope === 'string' ? [params.scope] : Array.isArray(params.scope) ? params.scope : undefined;
     if (!list) issues.push({ path: 'scope', message: 'must be a scope name or an array of them', code: 'invalid_type' });
     else for (const s of list) if (!(SCOPES as readonly string[]).includes(s)) issues.push({ path: 'scope', message: `"${String(s)}" is not a scope of the spec`, code: 'invalid_value' });
+  }
+  if (params.secretFields !== undefined && (!Array.isArray(params.secretFields) || params.secretFields.some((f) => typeof f !== 'string' || f === ''))) {
+    issues.push({ path: 'secretFields', message: 'must be an array of body field names', code: 'invalid_type' });
   }
   if (params.customer !== undefined && typeof params.customer !== 'boolean') issues.push({ path: 'customer', message: 'must be a boolean', code: 'invalid_type' });
   return issues;

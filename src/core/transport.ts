@@ -48,10 +48,14 @@ export interface Operation {
  * loop (token, send, retries with the same key and bytes) → decode → decrypt.
  */
 export class Transport {
+  readonly #options: PipelineConfig;
   readonly #attempts: AttemptLoop;
   readonly #crypto: FieldCrypto;
 
-  constructor(readonly options: PipelineConfig) {
+  constructor(options: PipelineConfig) {
+    // Private fields, never own properties: the config holds the client secret (the signature
+    // and cipher key), and printing a transport must not show it.
+    this.#options = options;
     this.#attempts = new AttemptLoop(options);
     this.#crypto = new FieldCrypto(options);
   }
@@ -63,7 +67,7 @@ export class Transport {
 
   /** Runs an operation; resolves to the whole result. `precheck` runs first and may throw a `ValidationError`. */
   async send(op: Operation, callOptions: RequestOptions | undefined, precheck?: () => void): Promise<WithResponse<unknown>> {
-    const o = this.options;
+    const o = this.#options;
     precheck?.();
     const optionIssues = checkCallOptions(callOptions);
     if (optionIssues.length > 0) throw new ValidationError('Invalid request options', optionIssues);

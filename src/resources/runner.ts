@@ -123,6 +123,8 @@ function checkParams(op: OperationDescriptor, params: readonly unknown[]): Valid
   op.params.forEach((name, i) => {
     const value = params[i];
     if (value === undefined || value === null || value === '') issues.push({ path: name, message: 'is required', code: 'missing' });
+    // encodeURIComponent leaves dots alone: `..` would climb out of the operation's path.
+    else if (value === '.' || value === '..') issues.push({ path: name, message: 'must not be a dot segment', code: 'invalid_format' });
     else if (!(typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) issues.push({ path: name, message: 'must be a string or a number', code: 'invalid_type' });
   });
   return issues;

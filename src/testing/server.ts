@@ -68,7 +68,8 @@ function writeHead(res: ServerResponse, response: Response, length: number): voi
 }
 
 /**
- * Starts the sandbox on 127.0.0.1 (never on another interface). A `drop` fault destroys the
+ * Starts the sandbox on 127.0.0.1 (never on another interface). Requests whose `Host` is not
+ * `127.0.0.1:<port>` or `localhost:<port>` get 421 (a defence against DNS rebinding). A `drop` fault destroys the
  * socket without an answer, and `truncate` sends the headers and half the body before destroying
  * it, so clients see real connection failures.
  *
@@ -98,6 +99,13 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const core = sandboxCore(sandbox)!;
+    // DNS rebinding: a web page whose host name resolves to 127.0.0.1 reaches this port with its
+    // own name in Host. Only the server's own names are served.
+    if (!ownHosts.has((req.headers.host ?? '').toLowerCase())) {
+      res.writeHead(421, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      res.end(JSON.stringify({ status: '03', error_code: 'MISDIRECTED_REQUEST', message: 'This sandbox only answers requests addressed to 127.0.0.1 or localhost on its port', data: {} }));
+      return;
+    }
     const body = await readBody(req);
     if (body === 'too_large') {
       res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
@@ -149,6 +157,7 @@ export async function startSandboxServer(options: SandboxServerOptions = {}): Pr
   const info = server.address();
   const actualPort = typeof info === 'object' && info !== null ? info.port : port;
   const address = `http://127.0.0.1:${actualPort}`;
+  const ownHosts = new Set([`127.0.0.1:${actualPort}`, `localhost:${actualPort}`]);
   try {
     sandbox = createSandbox({ ...sandboxOptions, authUrl: address, baseUrl: `${address}/openapi/v1` });
   } catch (error) {

@@ -31,10 +31,12 @@ describe('the openbanking-ng-sandbox command', () => {
     const help = io();
     expect(await runCli(['--help'], help.io)).toBe(0);
     expect(help.out[0]).toContain('Usage: openbanking-ng-sandbox');
-    for (const args of [['--port', 'abc'], ['--environment', 'staging'], ['--client-id', 'x'], ['--what']]) {
+    for (const args of [['--port', 'abc'], ['--environment', 'staging'], ['--client-id', 'x'], ['--what'], ['--client-secret', 'cli-secret-value'], ['--client-id', 'x', '--client-secret', 'cli-secret-value', '--port', 'abc', '--redirect-uri', 'nope']]) {
       const bad = io();
       expect(await runCli(args, bad.io)).toBe(2);
       expect(bad.err[0]).toMatch(/^openbanking-ng-sandbox: /);
+      expect([...bad.err, ...bad.out].join('\n')).not.toContain('cli-secret-value');
     }
+    expect(help.out[0]).toMatch(/--seed <value>.*predictable/s);
   });
 });

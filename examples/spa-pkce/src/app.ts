@@ -12,6 +12,8 @@ interface Config {
   clientId: string;
   redirectUri: string;
   scope: string;
+  /** Sent back as `x-csrf-token` on the exchange: a page on another site cannot read it. */
+  csrfToken: string;
 }
 
 /** What the backend answers after the exchange (POST /api/exchange). */
@@ -47,7 +49,7 @@ async function startConsent(config: Config): Promise<void> {
   location.assign(request.url);
 }
 
-async function finishConsent(): Promise<void> {
+async function finishConsent(config: Config): Promise<void> {
   const saved = sessionStorage.getItem(PENDING_KEY);
   sessionStorage.removeItem(PENDING_KEY);
   const callbackUrl = location.href;
@@ -71,7 +73,9 @@ async function finishConsent(): Promise<void> {
   showStatus('Finishing the connection…');
   const response = await fetch('/api/exchange', {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    // The backend refuses an exchange without this token, this origin and a JSON body: another
+    // site cannot make this browser hand it someone else's code (login CSRF).
+    headers: { 'content-type': 'application/json', 'x-csrf-token': config.csrfToken },
     body: JSON.stringify({ code, codeVerifier }),
   });
   const body: unknown = await response.json();
@@ -104,7 +108,7 @@ function showConnection(connection: Connection): void {
 
 async function main(): Promise<void> {
   const config = (await (await fetch('/config.json')).json()) as Config;
-  if (location.pathname === new URL(config.redirectUri).pathname) await finishConsent();
+  if (location.pathname === new URL(config.redirectUri).pathname) await finishConsent(config);
   const button = element<HTMLButtonElement>('connect');
   button.addEventListener('click', () => {
     button.disabled = true;
