@@ -157,15 +157,14 @@ export const transactionSummarySchema = z.looseObject({
 });
 
 /** One transaction of an account. */
-export const accountTransactionSchema = z.looseObject({
+/** The members account and savings transactions share (savings: no `authorization_token`, plus `status`). */
+export const transactionFields = {
   /** Transaction identifier. */
   id: maybe(z.union([z.string(), z.number()])),
   /** Amount, major units. */
   amount: maybeNumber(),
   /** Channel, e.g. `'ATM'`. */
   channel: maybe(openEnum(['ATM', 'POS', 'WEB', 'MOBILE', 'BRANCH'])),
-  /** How it was authorised, e.g. `'ACCOUNT'`. */
-  authorization_token: maybe(openEnum(['ACCOUNT', 'CARD'])),
   /** Type, e.g. `'WITHDRAWAL'`. */
   transaction_type: maybeText(),
   /** `DEBIT` or `CREDIT`. */
@@ -180,6 +179,13 @@ export const accountTransactionSchema = z.looseObject({
   value_date: maybeText(),
   /** Balance after the transaction. */
   balance_after: maybeNumber(),
+};
+
+/** One transaction of an account. */
+export const accountTransactionSchema = z.looseObject({
+  ...transactionFields,
+  /** How it was authorised, e.g. `'ACCOUNT'`. */
+  authorization_token: maybe(openEnum(['ACCOUNT', 'CARD'])),
 });
 
 /** `data` of one page of `GET /accounts/{account_number}/transactions`. */

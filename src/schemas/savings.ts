@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../core/operation.js';
-import { transactionSummarySchema } from './accounts.js';
+import { transactionFields, transactionSummarySchema } from './accounts.js';
 import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, plainObject, text } from './common.js';
 
 /*
@@ -72,26 +72,9 @@ export const savingsTransactionsQuerySchema = z.optional(
 
 /** One transaction of a savings plan. */
 export const savingsTransactionSchema = z.looseObject({
-  /** Transaction identifier. */
-  id: maybe(id()),
-  /** Amount, major units. */
-  amount: maybeNumber(),
-  /** Channel, e.g. `'WEB'`. */
-  channel: maybe(openEnum(['ATM', 'POS', 'WEB', 'MOBILE', 'BRANCH'])),
+  ...transactionFields,
   /** Type, e.g. `'SAVINGS'` or `'WITHDRAWAL'`. */
   transaction_type: maybe(openEnum(['WITHDRAWAL', 'DEPOSIT', 'TRANSFER', 'PAYMENT', 'BILL_PAYMENT', 'AIRTIME', 'LOAN', 'SAVINGS', 'INVESTMENT', 'OTHER'])),
-  /** `DEBIT` or `CREDIT`. */
-  debit_credit: maybe(openEnum(['DEBIT', 'CREDIT'])),
-  /** Narration. */
-  narration: maybeText(),
-  /** Reference. */
-  reference: maybeText(),
-  /** Time as sent. */
-  transaction_time: maybeText(),
-  /** Value date. */
-  value_date: maybeText(),
-  /** Balance after the transaction. */
-  balance_after: maybeNumber(),
   /** Status, e.g. `'SUCCESSFUL'`. */
   status: maybe(openEnum(['SUCCESSFUL', 'FAILED', 'PENDING'])),
 });
