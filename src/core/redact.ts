@@ -81,8 +81,13 @@ export function redactText(text: string): string {
 /** Members whose string value is a server's free text, masked by {@link maskText}. */
 const TEXT_MEMBER = /message|description/;
 
-/** Per secret field: its JSON member (`"pin": "…"`) and its form or prose parameter (`pin=…`). */
-const TEXT_PATTERNS: readonly [RegExp, string][] = [...SECRET_FIELDS].flatMap((field): [RegExp, string][] => [
+/**
+ * Per secret field: its JSON member (`"pin": "…"`) and its form or prose parameter (`pin=…`). Built
+ * on first use: as a top-level statement it would stay in every bundle that imports this module,
+ * the browser's `openbanking-ng/pkce` among them, whether it masks anything or not.
+ */
+let textPatterns: readonly [RegExp, string][] | undefined;
+const buildTextPatterns = (): readonly [RegExp, string][] => [...SECRET_FIELDS].flatMap((field): [RegExp, string][] => [
   ...(field === 'code' ? [] : [[new RegExp(`("${field}"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"?|[^,}\\]\\s]+)`, 'gi'), `$1"${REDACTED}"`] as [RegExp, string]]),
   // `code=` in prose is usually an error code: only a form's `code` parameter is an OAuth code.
   [new RegExp(`((?:^|[&?${field === 'code' ? '' : '\\s,;('}])${field}=)[^&\\s,;)]*`, 'gi'), `$1${REDACTED}`],
@@ -91,7 +96,7 @@ const TEXT_PATTERNS: readonly [RegExp, string][] = [...SECRET_FIELDS].flatMap((f
 /** Masks JSON-looking secret members and `name=value` secret parameters in any text. */
 export function maskText(text: string): string {
   let out = text;
-  for (const [pattern, replacement] of TEXT_PATTERNS) out = out.replace(pattern, replacement);
+  for (const [pattern, replacement] of (textPatterns ??= buildTextPatterns())) out = out.replace(pattern, replacement);
   return out;
 }
 
