@@ -2,6 +2,7 @@ import { AbortError, ApiError, ConnectionError, OpenBankingError, TimeoutError, 
 import type { PipelineConfig } from './config.js';
 import { AttemptTimeout, describeNetworkFailure, type HttpMethod, parseJson, scrubCause, sendOnce } from './http.js';
 import { RateLimiter } from './rate-limiter.js';
+import { SharedRateLimiter } from './shared-rate-limiter.js';
 import { redactHeaders, redactText } from './redact.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
 
@@ -34,11 +35,12 @@ export interface PreparedCall {
  * Resolves to the final 2xx answer; rejects with the typed error of the last attempt.
  */
 export class AttemptLoop {
-  readonly #limiter: RateLimiter | undefined;
+  readonly #limiter: Pick<RateLimiter, 'acquire'> | undefined;
 
   constructor(private readonly config: PipelineConfig) {
     const limit = config.rateLimit;
-    this.#limiter = limit ? new RateLimiter(limit.rate, limit.burst, limit.maxWait, config.now, config.sleep) : undefined;
+    if (limit && config.fleet) this.#limiter = new SharedRateLimiter(config.fleet, limit, config.now, config.sleep);
+    else this.#limiter = limit ? new RateLimiter(limit.rate, limit.burst, limit.maxWait, config.now, config.sleep) : undefined;
   }
 
   async run(call: PreparedCall): Promise<{ response: Response; text: string }> {
