@@ -7,6 +7,11 @@ import type { Sleep } from './retry.js';
  * one budget: one atomic take per call reserves a unit and says when it may be spent. Same rules
  * as the in-process `RateLimiter`: first come, first served; a call whose turn is further than
  * `maxWait` away is refused at once with `RateLimitError`, without being sent.
+ *
+ * One unit of the burst is kept in reserve (`burst - 1` leave at once, when `burst` > 1): calls
+ * from several processes reach the provider with uneven network delays, and a call that travels
+ * faster than the one before it would otherwise arrive ahead of the provider's refill and earn
+ * a 429. The reserve absorbs up to one refill interval (6 s at 10/min) of such jitter.
  */
 export class SharedRateLimiter {
   readonly #key: string;
@@ -25,7 +30,7 @@ export class SharedRateLimiter {
   /** Takes one unit of the fleet's budget, waiting for it if needed. */
   async acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<void> {
     const { rate, burst, maxWait } = this.limit;
-    const take = await this.#link.take(this.#key, { rate, burst, maxWait, now: this.now() });
+    const take = await this.#link.take(this.#key, { rate, burst: burst > 1 ? burst - 1 : burst, maxWait, now: this.now() });
     if (!take.granted) {
       throw new RateLimitError(
         {

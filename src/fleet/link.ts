@@ -67,7 +67,9 @@ export class FleetLink implements FleetStore {
       const result = await Promise.race([
         attempt,
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new FleetTimeout(`no answer within ${FLEET_TIMEOUT_MS} ms`)), FLEET_TIMEOUT_MS);
+          // setImmediate: an answer that arrived while this process was busy is read (I/O phase)
+          // before the timeout counts, so a stalled event loop is not taken for a slow store.
+          timer = setTimeout(() => afterIo(() => reject(new FleetTimeout(`no answer within ${FLEET_TIMEOUT_MS} ms`))), FLEET_TIMEOUT_MS);
         }),
       ]);
       if (this.#down) {
@@ -145,6 +147,13 @@ function describe(error: unknown): string {
     return typeof code === 'string' && /^[A-Z_]{2,32}$/.test(code) ? `${error.name} ${code}` : error.name;
   }
   return typeof error;
+}
+
+/** Runs `fn` after the pending I/O callbacks (`setImmediate` where the runtime has it). */
+function afterIo(fn: () => void): void {
+  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+  if (typeof immediate === 'function') immediate(fn);
+  else setTimeout(fn, 0);
 }
 
 /** Waits `ms` of wall-clock time (locks and polls follow real time, whatever clock the client reads). */
