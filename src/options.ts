@@ -247,7 +247,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     maxRetryDelay,
     timeout,
     fetch: input.fetch,
-    tokenStore: input.tokenStore ?? (link ? new FleetTokenStore(link) : new MemoryTokenStore(input.now ?? Date.now)),
+    tokenStore: input.tokenStore ?? (link ? new FleetTokenStore(link, input.now ?? Date.now) : new MemoryTokenStore(input.now ?? Date.now)),
     fleet: link,
     fleetLockTtl: timeout + 1_000,
     operationScopes,

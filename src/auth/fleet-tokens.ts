@@ -17,24 +17,47 @@ function parse(raw: string | undefined): TokenSet | undefined {
   }
 }
 
-/** Client-credentials tokens kept in the fleet's store: every process reuses one token per scope set. */
+/** How long a process reuses a token it read from the fleet's store before reading the store again. */
+export const FLEET_TOKEN_READ_CACHE_MS = 1_000;
+
+/**
+ * Client-credentials tokens kept in the fleet's store: every process reuses one token per scope
+ * set. A token read from the store is reused in this process for up to
+ * {@link FLEET_TOKEN_READ_CACHE_MS} while it is fresh (one store round trip a second instead of one
+ * per call); a token due for renewal is always looked up in the store, so a token another process
+ * just fetched is found, not fetched again.
+ */
 export class FleetTokenStore implements TokenStore {
   readonly #link: FleetLink;
+  readonly #now: () => number;
+  readonly #read = new Map<string, { raw: string; value: TokenSet; until: number }>();
 
-  constructor(link: FleetLink) {
+  constructor(link: FleetLink, now: () => number) {
     this.#link = link;
+    this.#now = now;
   }
 
   async get(key: string): Promise<TokenSet | undefined> {
-    return parse(await this.#link.get(key));
-  }
-
-  set(key: string, value: TokenSet, ttlSeconds: number): Promise<void> {
-    return this.#link.set(key, JSON.stringify(value), Math.max(1, ttlSeconds) * 1000);
-  }
-
-  async delete(key: string): Promise<void> {
+    const cached = this.#read.get(key);
+    if (cached && Date.now() < cached.until && isFresh(cached.value, this.#now())) return cached.value;
     const raw = await this.#link.get(key);
+    const value = parse(raw);
+    if (raw !== undefined && value !== undefined) this.#read.set(key, { raw, value, until: Date.now() + FLEET_TOKEN_READ_CACHE_MS });
+    else this.#read.delete(key);
+    return value;
+  }
+
+  async set(key: string, value: TokenSet, ttlSeconds: number): Promise<void> {
+    const raw = JSON.stringify(value);
+    this.#read.set(key, { raw, value, until: Date.now() + FLEET_TOKEN_READ_CACHE_MS });
+    await this.#link.set(key, raw, Math.max(1, ttlSeconds) * 1000);
+  }
+
+  /** Deletes the token this process last saw, and only that one: a newer token another process stored stays. */
+  async delete(key: string): Promise<void> {
+    const seen = this.#read.get(key)?.raw;
+    this.#read.delete(key);
+    const raw = seen ?? (await this.#link.get(key));
     if (raw !== undefined) await this.#link.compareAndDelete(key, raw);
   }
 

@@ -8,11 +8,17 @@ import type { Sleep } from './retry.js';
  * as the in-process `RateLimiter`: first come, first served; a call whose turn is further than
  * `maxWait` away is refused at once with `RateLimitError`, without being sent.
  *
- * One unit of the burst is kept in reserve (`burst - 1` leave at once, when `burst` > 1): calls
- * from several processes reach the provider with uneven network delays, and a call that travels
- * faster than the one before it would otherwise arrive ahead of the provider's refill and earn
- * a 429. The reserve absorbs up to one refill interval (6 s at 10/min) of such jitter.
+ * A tenth of the burst (at least one unit, while at least one is left to spend) is kept in
+ * reserve: calls from several processes reach the provider with uneven delays (network, a busy
+ * process), and a call that travels faster than the one before it would otherwise arrive ahead
+ * of the provider's refill and earn a 429. At 10/min, burst 20, 18 leave at once and the reserve
+ * absorbs 12 s of such jitter.
  */
+export function reservedUnits(burst: number): number {
+  return burst > 1 ? Math.min(burst - 1, Math.max(1, Math.floor(burst / 10))) : 0;
+}
+
+/** The fleet's shared token bucket; see {@link reservedUnits} for the reserve. */
 export class SharedRateLimiter {
   readonly #key: string;
   readonly #link: FleetLink;
@@ -30,7 +36,7 @@ export class SharedRateLimiter {
   /** Takes one unit of the fleet's budget, waiting for it if needed. */
   async acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<void> {
     const { rate, burst, maxWait } = this.limit;
-    const take = await this.#link.take(this.#key, { rate, burst: burst > 1 ? burst - 1 : burst, maxWait, now: this.now() });
+    const take = await this.#link.take(this.#key, { rate, burst: burst - reservedUnits(burst), maxWait, now: this.now() });
     if (!take.granted) {
       throw new RateLimitError(
         {

@@ -9,7 +9,8 @@ import { build } from 'esbuild';
 import type { WorkerTask } from './worker.js';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
-const here = fileURLToPath(new URL('.', import.meta.url));
+// This folder, also when this file runs bundled from test/fleet/.build/ (the benchmark).
+const here = fileURLToPath(new URL('.', import.meta.url)).replace(/\.build\/$/, '');
 export const WORKER_BUNDLE = `${here}.build/worker.mjs`;
 
 /** A free TCP port on 127.0.0.1. */

@@ -91,14 +91,14 @@ async function main(): Promise<void> {
       signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
     });
   const log = (level: string) => (message: string) => out({ type: 'log', level, message });
-  const ob = new OpenBanking({
+  const options = (fleet: boolean): ClientOptions => ({
     clientId: task.clientId,
     clientSecret: task.clientSecret,
     baseUrl: task.baseUrl,
     authUrl: task.authUrl,
     environment: task.environment ?? 'sandbox',
     cipher: aesGcmCipher(task.clientSecret),
-    ...(task.noFleet ? {} : { fleet: redisFleet(redis.client as Parameters<typeof redisFleet>[0], { prefix: task.prefix }) }),
+    ...(fleet ? { fleet: redisFleet(redis.client as Parameters<typeof redisFleet>[0], { prefix: task.prefix }) } : {}),
     ...(task.rateLimit === undefined ? {} : { rateLimit: task.rateLimit }),
     ...(task.maxRetries === undefined ? {} : { maxRetries: task.maxRetries }),
     ...(task.timeout === undefined ? {} : { timeout: task.timeout }),
@@ -107,6 +107,7 @@ async function main(): Promise<void> {
     now,
     sleep,
   });
+  const ob = new OpenBanking(options(!task.noFleet));
   if (task.startAt !== undefined) await new Promise((r) => setTimeout(r, Math.max(0, task.startAt! - Date.now())));
   out({ type: 'started' });
 
@@ -141,17 +142,22 @@ async function main(): Promise<void> {
       out({ type: 'result', ok: false, error: describe(error) });
     }
   } else {
+    // The same calls with and without the fleet, alternating in one process, so that whatever else
+    // the machine does weighs on both alike. The first call of each (token, connection) is left out.
+    const plain = new OpenBanking(options(false));
     const latencies: number[] = [];
+    const baseline: number[] = [];
     const perCall: number[] = [];
     for (let i = 0; i < (task.calls ?? 1); i++) {
-      const before = redis.roundTrips.length;
-      const started = performance.now();
-      await ob.cards.list();
-      latencies.push(performance.now() - started);
-      if (i > 0) perCall.push(...redis.roundTrips.slice(before));
-      if (i === 0) redis.roundTrips.length = 0;
+      for (const [client, into] of (i % 2 ? [[ob, latencies], [plain, baseline]] : [[plain, baseline], [ob, latencies]]) as [OpenBanking, number[]][]) {
+        const before = redis.roundTrips.length;
+        const started = performance.now();
+        await client.cards.list();
+        if (i > 0) into.push(performance.now() - started);
+        if (i > 0 && client === ob) perCall.push(...redis.roundTrips.slice(before));
+      }
     }
-    out({ type: 'result', latencies: latencies.slice(1), roundTrips: perCall, roundTripsPerCall: perCall.length / Math.max(1, latencies.length - 1) });
+    out({ type: 'result', latencies, baseline, roundTrips: perCall, roundTripsPerCall: perCall.length / Math.max(1, latencies.length) });
   }
   await redis.close();
 }
