@@ -5,7 +5,7 @@ import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promis
  * its envelope and `Response`), `for await` over it yields **every item of every page**, and
  * `.pages()` yields each page's `data`. Each page is its own logical call (its own idempotency key,
  * signature and retries). Iteration stops after the last page (`summary.pages`), on an empty page,
- * or at {@link MAX_PAGES}; an error on any page rejects the iteration and no later page is asked for.
+ * or at the safety cap of 1 000 pages (`MAX_PAGES`); an error on any page rejects the iteration and no later page is asked for.
  *
  * @example
  * ```ts

@@ -89,11 +89,42 @@ const cardFields = {
   /** Card token (decrypted). */
   card_token: z.optional(z.string()),
   /** Expiry. */
-  card_expiry: z.optional(z.looseObject({ month: z.optional(z.string()), year: z.optional(z.string()) })),
+  card_expiry: z.optional(
+    z.looseObject({
+      /** Month, `MM`. */
+      month: z.optional(z.string()),
+      /** Year, `YYYY`. */
+      year: z.optional(z.string()),
+    }),
+  ),
   /** Delivery address. */
-  card_address: z.optional(z.looseObject({ street: z.optional(z.string()), city: z.optional(z.string()), state: z.optional(z.string()), country: z.optional(z.string()) })),
+  card_address: z.optional(
+    z.looseObject({
+      /** Street. */
+      street: z.optional(z.string()),
+      /** City. */
+      city: z.optional(z.string()),
+      /** State. */
+      state: z.optional(z.string()),
+      /** Country. */
+      country: z.optional(z.string()),
+    }),
+  ),
   /** Extension items. */
-  custom_properties: z.optional(z.array(z.looseObject({ id: z.optional(z.string()), description: z.optional(z.string()), type: z.optional(z.string()), value: z.optional(z.string()) }))),
+  custom_properties: z.optional(
+    z.array(
+      z.looseObject({
+        /** Identifier. */
+        id: z.optional(z.string()),
+        /** What it means. */
+        description: z.optional(z.string()),
+        /** Its type, as the provider names it. */
+        type: z.optional(z.string()),
+        /** Its value. */
+        value: z.optional(z.string()),
+      }),
+    ),
+  ),
 };
 
 /** `data` of a created card: `card_id` and `card_status` are required; unknown fields are kept. */

@@ -62,7 +62,20 @@ export function openEnum<const T extends readonly string[]>(_known: T): z.ZodMin
 
 /** `custom_properties` of a response: items kept as sent. */
 export const customPropertiesOut = () =>
-  maybe(z.array(z.looseObject({ id: maybeText(), description: maybeText(), type: maybeText(), value: maybeText() })));
+  maybe(
+    z.array(
+      z.looseObject({
+        /** Identifier. */
+        id: maybeText(),
+        /** What it means. */
+        description: maybeText(),
+        /** Its type, as the provider names it. */
+        type: maybeText(),
+        /** Its value. */
+        value: maybeText(),
+      }),
+    ),
+  );
 
 /** A calendar date, `YYYY-MM-DD`. */
 export const isoDate = () => z.string().check(z.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YYYY-MM-DD'));
