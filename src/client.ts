@@ -167,6 +167,8 @@ export class OpenBanking extends Namespaces {
    * or `ob.auth.pollDeviceToken`), refreshed ahead of expiry with one refresh for any number of
    * concurrent calls; `onTokens` receives every new set so you can persist it. The session
    * carries every namespace: `session.accounts.list()`, `session.customers.retrieve()`, …
+   * With the `fleet` option, sessions given the same `id` in any process share one refresh (see
+   * `docs/scaling.md`).
    *
    * @example
    * ```ts

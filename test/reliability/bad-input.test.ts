@@ -93,7 +93,7 @@ const wrongType = fc.oneof(
   fc.constant(Infinity),
   fc.bigInt(),
   fc.array(fc.string(), { maxLength: 3 }),
-  fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+  fc.dictionary(fc.string(), fc.string(), { minKeys: 1, maxKeys: 3 }), // {} is a valid (empty) card_address
   fc.date(),
   fc.func(fc.string()),
   fc.constant(Symbol('x')),
