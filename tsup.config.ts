@@ -6,6 +6,7 @@ export default defineConfig({
     pkce: 'src/pkce.ts',
     testing: 'src/testing.ts',
     node: 'src/node.ts',
+    redis: 'src/redis.ts',
     // The `openbanking-ng-sandbox` command (package.json "bin").
     'bin/openbanking-ng-sandbox': 'src/bin/openbanking-ng-sandbox.ts',
   },
@@ -19,6 +20,6 @@ export default defineConfig({
   splitting: true,
   // Keep `node:` specifiers as written: Deno and Bun resolve them, and the main entry must show none.
   removeNodeProtocol: false,
-  external: ['ky', 'oauth4webapi', 'uuid', 'msw', /^node:/],
+  external: ['ky', 'oauth4webapi', 'uuid', 'msw', 'redis', 'ioredis', /^node:/],
   noExternal: ['zod'],
 });

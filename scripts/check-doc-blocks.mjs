@@ -130,6 +130,7 @@ writeFileSync(
         'openbanking-ng/pkce': [rel('src/pkce.ts')],
         'openbanking-ng/testing': [rel('src/testing.ts')],
         'openbanking-ng/node': [rel('src/node.ts')],
+        'openbanking-ng/redis': [rel('src/redis.ts')],
         '*': [rel('node_modules/*')],
       },
     },

@@ -16,6 +16,7 @@ const expected = {
   [`${pkg.name}/pkce`]: ['createAuthorizationRequest', 'parseAuthorizationCallback', 'OAuthError'],
   [`${pkg.name}/testing`]: ['createSandbox', 'startSandboxServer', 'sandboxHandlers', 'createManualClock', 'SANDBOX_DEFAULT_URLS'],
   [`${pkg.name}/node`]: ['tripleDesCipher'],
+  [`${pkg.name}/redis`]: ['redisFleet', 'MemoryFleetStore'],
 };
 const CARD = { account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } };
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });

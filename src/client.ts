@@ -10,6 +10,7 @@ import type { RequestOptions } from './core/call-options.js';
 import { checkRequestParams, DEFAULT_REQUEST_SECRET_FIELDS, type RequestParams, requestScopes } from './core/request-params.js';
 import { type Scope, scopeList } from './core/scopes.js';
 import { Transport } from './core/transport.js';
+import { fleetGrantGuard, sharedCustomerRefresh } from './auth/fleet-tokens.js';
 import { CustomerSession } from './customer-session.js';
 import { ValidationError } from './errors.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
@@ -63,7 +64,7 @@ export class OpenBanking extends Namespaces {
     const state: ClientState = {
       config,
       transport,
-      clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore),
+      clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, config.fleet && fleetGrantGuard(config.fleet, config.fleetLockTtl)),
       bearers: new Map(),
     };
     super(runnerFor(state, undefined));
@@ -169,6 +170,8 @@ export class OpenBanking extends Namespaces {
    * or `ob.auth.pollDeviceToken`), refreshed ahead of expiry with one refresh for any number of
    * concurrent calls; `onTokens` receives every new set so you can persist it. The session
    * carries every namespace: `session.accounts.list()`, `session.customers.retrieve()`, …
+   * With the `fleet` option, sessions given the same `id` in any process share one refresh (see
+   * `docs/scaling.md`).
    *
    * @example
    * ```ts
@@ -181,7 +184,10 @@ export class OpenBanking extends Namespaces {
    */
   forCustomer(tokens: TokenSetInput, options?: CustomerSessionOptions): CustomerSession {
     const state = this.#state;
-    const customerTokens = new CustomerTokens({ refresh: (refreshToken) => this.auth.refresh(refreshToken), now: () => state.config.now() }, tokens, options);
+    const { fleet, fleetLockTtl, now } = state.config;
+    const id = typeof options?.id === 'string' ? options.id : undefined;
+    const shared = fleet && id !== undefined ? sharedCustomerRefresh(fleet, id, fleetLockTtl, now) : undefined;
+    const customerTokens = new CustomerTokens({ refresh: (refreshToken) => this.auth.refresh(refreshToken), now: () => now(), shared }, tokens, options);
     return new CustomerSession({
       runner: runnerFor(state, customerTokens.bearer),
       tokens: customerTokens,

@@ -16,6 +16,7 @@ export type { SignatureEncoding } from './core/signature.js';
 export type { Sleep } from './core/retry.js';
 export { SCOPES, type Scope, type ScopeInput } from './core/scopes.js';
 export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/token-store.js';
+export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './fleet/store.js';
 export {
   Auth,
   type AuthorizationUrlParams,

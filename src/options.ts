@@ -1,3 +1,4 @@
+import { FleetTokenStore } from './auth/fleet-tokens.js';
 import { MemoryTokenStore, type TokenStore } from './auth/token-store.js';
 import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
@@ -7,6 +8,8 @@ import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLo
 import { defaultSleep, type Sleep } from './core/retry.js';
 import { type Scope, SCOPES } from './core/scopes.js';
 import type { SignatureEncoding } from './core/signature.js';
+import { FleetLink } from './fleet/link.js';
+import type { FleetStore } from './fleet/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
 
 export { DEFAULT_ENDPOINTS, type Endpoints, type Environment, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
@@ -74,8 +77,16 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** A custom fetch (e.g. the local sandbox's handler). Read per request; default `globalThis.fetch`. */
   fetch?: typeof fetch;
-  /** Where client-credentials tokens are cached. Default: in memory, per client. */
+  /** Where client-credentials tokens are cached. Default: in memory, per client. Not with `fleet`, which shares tokens itself. */
   tokenStore?: TokenStore;
+  /**
+   * Makes the processes of a fleet act as one client through shared state: one client-credentials
+   * request per scope set, one rate budget (with `rateLimit`), one refresh per customer `id`,
+   * ciphertexts kept under the idempotency key for retries from another process. Give
+   * `redisFleet(redis, { prefix })` from `openbanking-ng/redis`, or any {@link FleetStore}.
+   * See `docs/scaling.md`.
+   */
+  fleet?: FleetStore;
   /** Where log lines go. Default `console`. */
   logger?: Logger;
   /** How much is logged. Default `'warn'`, or `OPENBANKING_LOG`. */
@@ -99,6 +110,8 @@ export interface ResolvedOptions extends PipelineConfig {
   endpoints: Endpoints;
   redirectUri: string | undefined;
   tokenStore: TokenStore;
+  /** How long a fleet lock lives: the per-attempt timeout and a second, so a holder that died frees it soon. */
+  fleetLockTtl: number;
   /** Scope overrides by operation name. */
   operationScopes: Readonly<Record<string, readonly Scope[]>>;
 }
@@ -107,8 +120,10 @@ const KNOWN_OPTIONS = new Set<string>([
   'clientId', 'clientSecret', 'environment', 'baseUrl', 'authUrl', 'endpoints', 'connectionId', 'participantId',
   'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'timeout', 'fetch', 'tokenStore',
   'logger', 'logLevel', 'rateLimit', 'decryptResponses', 'dangerouslyAllowBrowser', 'sleep', 'now', 'operationScopes',
-  'maxResponseBytes',
+  'maxResponseBytes', 'fleet',
 ]);
+
+const FLEET_METHODS = ['get', 'set', 'compareAndSet', 'compareAndDelete', 'lock', 'unlock', 'take'] as const;
 
 
 function isInBrowser(): boolean {
@@ -182,6 +197,13 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   if (store !== undefined && (typeof store !== 'object' || store === null || ['get', 'set', 'delete'].some((m) => typeof (store as unknown as Record<string, unknown>)[m] !== 'function'))) {
     issues.add('tokenStore', 'must have async get(key), set(key, value, ttlSeconds) and delete(key) methods', 'invalid_type');
   }
+  const fleet = input.fleet;
+  if (fleet !== undefined) {
+    if (typeof fleet !== 'object' || fleet === null || FLEET_METHODS.some((m) => typeof (fleet as unknown as Record<string, unknown>)[m] !== 'function')) {
+      issues.add('fleet', `must be a FleetStore (methods ${FLEET_METHODS.join(', ')}), e.g. redisFleet(redis, { prefix }) from openbanking-ng/redis`, 'invalid_type');
+    }
+    if (store !== undefined) issues.add('fleet', 'cannot be combined with tokenStore: the fleet shares client-credentials tokens itself; drop tokenStore', 'conflict');
+  }
   const logger = input.logger ?? console;
   if (input.logger !== undefined && (typeof logger !== 'object' || logger === null || ['debug', 'info', 'warn', 'error'].some((m) => typeof (logger as unknown as Record<string, unknown>)[m] !== 'function'))) {
     issues.add('logger', 'must have debug, info, warn and error methods', 'invalid_type');
@@ -214,6 +236,8 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   }
   issues.throwIfAny('Invalid OpenBanking options');
 
+  const log = leveledLogger(logger, logLevel);
+  const link = fleet === undefined ? undefined : new FleetLink(fleet, { clientId, log });
   return {
     clientId,
     clientSecret,
@@ -232,9 +256,11 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     timeout,
     maxResponseBytes,
     fetch: input.fetch,
-    tokenStore: input.tokenStore ?? new MemoryTokenStore(input.now ?? Date.now),
+    tokenStore: input.tokenStore ?? (link ? new FleetTokenStore(link, input.now ?? Date.now) : new MemoryTokenStore(input.now ?? Date.now)),
+    fleet: link,
+    fleetLockTtl: timeout + 1_000,
     operationScopes,
-    logger: leveledLogger(logger, logLevel),
+    logger: log,
     rateLimit,
     decryptResponses: input.decryptResponses ?? true,
     sleep: input.sleep ?? defaultSleep,

@@ -3,6 +3,9 @@ import { authorizationServer, type GrantContext, requestOptions, runGrant, toTok
 import { scopeList } from '../core/scopes.js';
 import { isFresh, type TokenSet, type TokenStore } from './token-store.js';
 
+/** Runs `produce` unless `read` finds the value, one holder at a time across a fleet. */
+export type GrantGuard = <T>(key: string, read: () => Promise<T | undefined>, produce: () => Promise<T>) => Promise<T>;
+
 /** In-process single flight, keyed by store and key: clients sharing a store share one request. */
 const inFlight = new WeakMap<TokenStore, Map<string, Promise<TokenSet>>>();
 
@@ -34,11 +37,14 @@ export class ClientCredentialsTokens {
   readonly #ctx: GrantContext;
   readonly #tokenPath: string;
   readonly #store: TokenStore;
+  readonly #guard: GrantGuard | undefined;
 
-  constructor(ctx: GrantContext, tokenPath: string, store: TokenStore) {
+  /** @param guard - with a fleet: makes one grant per key across every process (see `fleetGrantGuard`). */
+  constructor(ctx: GrantContext, tokenPath: string, store: TokenStore, guard?: GrantGuard) {
     this.#ctx = ctx;
     this.#tokenPath = tokenPath;
     this.#store = store;
+    this.#guard = guard;
   }
 
   /** A usable access token for `scopes`, from the store or from one shared grant. */
@@ -66,15 +72,18 @@ export class ClientCredentialsTokens {
     const existing = flights.get(key);
     if (existing) return existing;
     const map = flights;
-    const flight = (async () => {
-      // Look once more before asking: with a store that answers slowly (Redis, another process), a
-      // token may have landed since this caller's first read missed, and a second grant is waste.
+    // Look once more before asking: with a store that answers slowly (Redis, another process), a
+    // token may have landed since this caller's first read missed, and a second grant is waste.
+    const recheck = async () => {
       const stored = await this.#store.get(key);
-      if (stored && stored.access_token !== rejected && isFresh(stored, this.#ctx.now())) return stored;
+      return stored && stored.access_token !== rejected && isFresh(stored, this.#ctx.now()) ? stored : undefined;
+    };
+    const grant = async () => {
       const token = await requestClientCredentials(this.#ctx, this.#tokenPath, scopes);
       await this.#store.set(key, token, token.expires_in);
       return token;
-    })().finally(() => {
+    };
+    const flight = (this.#guard ? this.#guard(key, recheck, grant) : recheck().then((stored) => stored ?? grant())).finally(() => {
       if (map.get(key) === flight) map.delete(key);
     });
     map.set(key, flight);

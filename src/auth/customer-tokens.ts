@@ -14,6 +14,12 @@ export interface CustomerSessionOptions {
    * the waiting calls reject with that error.
    */
   onTokens?: (tokens: TokenSet) => void | Promise<void>;
+  /**
+   * Names the customer across a fleet (the client's `fleet` option): sessions with the same `id`
+   * in any process redeem a rotating refresh token once, under a lock; the others read the new
+   * set (and `onTokens` fires only in the process that refreshed). Without a fleet it has no effect.
+   */
+  id?: string;
 }
 
 /** What a customer's tokens need from their client. */
@@ -22,6 +28,8 @@ export interface CustomerTokensContext {
   refresh(refreshToken: string): Promise<TokenSet>;
   /** The client's clock in milliseconds. */
   now(): number;
+  /** With a fleet and a session `id`: the refresh shared by every process (see `sharedCustomerRefresh`). */
+  shared?: ((current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>) => Promise<{ tokens: TokenSet; refreshed: boolean }>) | undefined;
 }
 
 function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; issues: ValidationIssue[] } {
@@ -39,10 +47,12 @@ function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens
   if (expiresAt === undefined && expiresIn !== undefined) expiresAt = Math.floor(nowMs / 1000) + expiresIn;
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) add('tokens.expires_at', 'is required (Unix seconds), or expires_in for a set received just now', 'missing');
   if (options !== undefined) {
-    if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens }');
+    if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens, id }');
     else if ((options as CustomerSessionOptions).onTokens !== undefined && typeof (options as CustomerSessionOptions).onTokens !== 'function') {
       add('options.onTokens', 'must be a function');
     }
+    const id = (options as CustomerSessionOptions | null)?.id;
+    if (id !== undefined && (typeof id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(id))) add('options.id', 'must be 1 to 200 visible ASCII characters (no spaces)', 'invalid_format');
   }
   const set = { ...(t as TokenSet), expires_at: expiresAt as number, expires_in: expiresIn ?? (expiresAt as number) - Math.floor(nowMs / 1000) };
   return { tokens: set, issues };
@@ -154,8 +164,11 @@ export class CustomerTokens {
     const generation = this.#generation;
     const flight = (async () => {
       let fresh: TokenSet;
+      let refreshed = true;
       try {
-        fresh = await this.#ctx.refresh(refreshToken);
+        const shared = this.#ctx.shared;
+        if (shared) ({ tokens: fresh, refreshed } = await shared(this.#tokens, (token) => this.#ctx.refresh(token)));
+        else fresh = await this.#ctx.refresh(refreshToken);
       } catch (error) {
         // The identity host refused the grant: never replay it (a rotated refresh token would
         // only turn into invalid_grant). Network failures are not sticky.
@@ -164,7 +177,7 @@ export class CustomerTokens {
       }
       if (generation !== this.#generation) return this.#tokens; // the caller gave newer tokens meanwhile
       this.#tokens = fresh;
-      if (this.#onTokens) await this.#onTokens({ ...fresh });
+      if (this.#onTokens && refreshed) await this.#onTokens({ ...fresh });
       return fresh;
     })().finally(() => {
       if (this.#flight === flight) this.#flight = undefined;

@@ -3,6 +3,7 @@ import type { PipelineConfig } from './config.js';
 import { AttemptTimeout, describeNetworkFailure, type HttpMethod, isRedirect, parseJson, redirectMessage, scrubCause, sendOnce } from './http.js';
 import { RateLimiter } from './rate-limiter.js';
 import { RenewalBackoff } from './renewal-backoff.js';
+import { SharedRateLimiter } from './shared-rate-limiter.js';
 import { redactHeaders, redactText } from './redact.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
 
@@ -35,7 +36,7 @@ export interface PreparedCall {
  * Resolves to the final 2xx answer; rejects with the typed error of the last attempt.
  */
 export class AttemptLoop {
-  readonly #limiter: RateLimiter | undefined;
+  readonly #limiter: Pick<RateLimiter, 'acquire'> | undefined;
   /** 401 renewals per token source: bounded once fresh tokens are refused too. */
   readonly #backoffs = new WeakMap<BearerSource, RenewalBackoff>();
   /** Private, never an own property: it holds the client secret. */
@@ -44,7 +45,8 @@ export class AttemptLoop {
   constructor(config: PipelineConfig) {
     this.#config = config;
     const limit = config.rateLimit;
-    this.#limiter = limit ? new RateLimiter(limit.rate, limit.burst, limit.maxWait, config.now, config.sleep) : undefined;
+    if (limit && config.fleet) this.#limiter = new SharedRateLimiter(config.fleet, limit, config.now, config.sleep);
+    else this.#limiter = limit ? new RateLimiter(limit.rate, limit.burst, limit.maxWait, config.now, config.sleep) : undefined;
   }
 
   async run(call: PreparedCall): Promise<{ response: Response; text: string }> {

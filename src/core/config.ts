@@ -1,4 +1,5 @@
 import type { FieldCipher } from '../crypto/cipher.js';
+import type { FleetLink } from '../fleet/link.js';
 import type { LeveledLogger } from './logger.js';
 import type { Sleep } from './retry.js';
 import type { SignatureEncoding } from './signature.js';
@@ -88,6 +89,8 @@ export interface PipelineConfig {
   logger: LeveledLogger;
   rateLimit: { rate: number; burst: number; maxWait: number } | undefined;
   decryptResponses: boolean;
+  /** The fleet's shared state (rate budget, ciphertexts), when the `fleet` option is set. */
+  fleet: FleetLink | undefined;
   sleep: Sleep;
   now: () => number;
 }

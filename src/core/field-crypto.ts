@@ -1,7 +1,7 @@
 import { type FieldCipher, plaintextCipher } from '../crypto/cipher.js';
 import { CipherError, OpenBankingError } from '../errors.js';
 import type { PipelineConfig } from './config.js';
-import { CiphertextMemo } from './ciphertext-memo.js';
+import { CIPHERTEXT_MEMO_SIZE, CiphertextMemo } from './ciphertext-memo.js';
 
 /**
  * The secret fields of a call, both ways: request fields encrypted once per logical call (the
@@ -9,13 +9,14 @@ import { CiphertextMemo } from './ciphertext-memo.js';
  * fields decrypted after validation.
  */
 export class FieldCrypto {
-  readonly #ciphertexts = new CiphertextMemo();
+  readonly #ciphertexts: CiphertextMemo;
 
   /** Private, never an own property: it holds the client secret and the cipher. */
   readonly #config: PipelineConfig;
 
   constructor(config: PipelineConfig) {
     this.#config = config;
+    this.#ciphertexts = new CiphertextMemo(CIPHERTEXT_MEMO_SIZE, config.fleet);
   }
 
   /** `body` with its secret top-level `fields` encrypted; the body itself when none is carried. */

@@ -93,8 +93,8 @@ const wrongType = fc.oneof(
   fc.constant(Number.NaN),
   fc.constant(Infinity),
   fc.bigInt(),
-  fc.array(fc.string(), { maxLength: 3 }),
-  fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+  fc.array(fc.string(), { minLength: 1, maxLength: 3 }), // [] is a valid (empty) custom_properties
+  fc.dictionary(fc.string(), fc.string(), { minKeys: 1, maxKeys: 3 }), // {} is a valid (empty) card_address
   fc.date(),
   fc.func(fc.string()),
   fc.constant(Symbol('x')),

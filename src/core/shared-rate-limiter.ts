@@ -1,0 +1,63 @@
+import { AbortError, RateLimitError } from '../errors.js';
+import type { FleetLink } from '../fleet/link.js';
+import type { Sleep } from './retry.js';
+
+/**
+ * The client-side token bucket kept in the fleet's store, so every process of the fleet spends
+ * one budget: one atomic take per call reserves a unit and says when it may be spent. Same rules
+ * as the in-process `RateLimiter`: first come, first served; a call whose turn is further than
+ * `maxWait` away is refused at once with `RateLimitError`, without being sent.
+ *
+ * A tenth of the burst (at least one unit, while at least one is left to spend) is kept in
+ * reserve: calls from several processes reach the provider with uneven delays (network, a busy
+ * process), and a call that travels faster than the one before it would otherwise arrive ahead
+ * of the provider's refill and earn a 429. At 10/min, burst 20, 18 leave at once and the reserve
+ * absorbs 12 s of such jitter.
+ */
+export function reservedUnits(burst: number): number {
+  return burst > 1 ? Math.min(burst - 1, Math.max(1, Math.floor(burst / 10))) : 0;
+}
+
+/** The fleet's shared token bucket; see {@link reservedUnits} for the reserve. */
+export class SharedRateLimiter {
+  readonly #key: string;
+  readonly #link: FleetLink;
+
+  constructor(
+    link: FleetLink,
+    private readonly limit: { rate: number; burst: number; maxWait: number },
+    private readonly now: () => number,
+    private readonly sleep: Sleep,
+  ) {
+    this.#link = link;
+    this.#key = link.key('rate');
+  }
+
+  /** Takes one unit of the fleet's budget, waiting for it if needed. */
+  async acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<void> {
+    const { rate, burst, maxWait } = this.limit;
+    const take = await this.#link.take(this.#key, { rate, burst: burst - reservedUnits(burst), maxWait, now: this.now() });
+    if (!take.granted) {
+      throw new RateLimitError(
+        {
+          status: 429,
+          body: undefined,
+          rawBody: '',
+          headers: new Headers(),
+          idempotencyKey,
+          message: `Client-side rate limit (shared by the fleet): the next slot is ${take.wait} ms away, more than the ${maxWait} ms this call may wait; nothing was sent`,
+        },
+        take.wait,
+      );
+    }
+    if (take.wait === 0) return;
+    // The reserved unit stays spent if the wait is aborted: the fleet's budget is never handed back,
+    // which only makes the fleet more careful.
+    try {
+      await this.sleep(take.wait, signal);
+    } catch (reason) {
+      throw new AbortError('The request was aborted while waiting for rate-limit budget', { idempotencyKey, cause: reason instanceof Error ? new Error(reason.message) : undefined });
+    }
+    if (signal?.aborted) throw new AbortError('The request was aborted while waiting for rate-limit budget', { idempotencyKey });
+  }
+}

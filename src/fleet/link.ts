@@ -1,0 +1,187 @@
+import { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './store.js';
+
+/** Longest the SDK waits for the shared store on one operation before coordinating in-process. */
+export const FLEET_TIMEOUT_MS = 250;
+/** While the shared store is down, how often one operation tries it again. */
+export const FLEET_PROBE_MS = 1_000;
+
+/** Where the link reports outages: the client's logger. */
+export interface FleetLog {
+  warn(message: string, details?: object): void;
+  info(message: string, details?: object): void;
+}
+
+class FleetTimeout extends Error {
+  override name = 'FleetTimeout';
+}
+
+/** Local locks carry this prefix, so `unlock` knows which store granted them. */
+const LOCAL = 'local:';
+
+/**
+ * A client's view of its fleet store: every operation bounded to {@link FLEET_TIMEOUT_MS}, and
+ * when the store fails or is slow, the same operation on an in-process store instead, so no call
+ * fails or waits because of the shared store. One `warn` line per outage (not per call); while
+ * down, one operation per {@link FLEET_PROBE_MS} tries the shared store again, and the first that
+ * succeeds ends the outage (one `info` line). Keys are namespaced by client id.
+ */
+export class FleetLink implements FleetStore {
+  readonly #remote: FleetStore;
+  readonly #local = new MemoryFleetStore();
+  readonly #log: FleetLog;
+  readonly #namespace: string;
+  #down = false;
+  #nextProbe = 0;
+  #outages = 0;
+
+  constructor(remote: FleetStore, options: { clientId: string; log: FleetLog }) {
+    this.#remote = remote;
+    this.#log = options.log;
+    this.#namespace = `openbanking-ng:${options.clientId}`;
+  }
+
+  /** A key of this client's namespace: `openbanking-ng:<clientId>:<parts joined by ':'>`. */
+  key(...parts: string[]): string {
+    return [this.#namespace, ...parts].join(':');
+  }
+
+  /** True while operations go to the in-process store. */
+  get degraded(): boolean {
+    return this.#down;
+  }
+
+  /** How many outages began since the link was made. */
+  get outages(): number {
+    return this.#outages;
+  }
+
+  async #run<T>(op: string, remote: (store: FleetStore) => Promise<T>, local: (store: FleetStore) => Promise<T>): Promise<T> {
+    if (this.#down) {
+      if (Date.now() < this.#nextProbe) return local(this.#local);
+      this.#nextProbe = Date.now() + FLEET_PROBE_MS; // this operation is the probe; the others stay local
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const attempt = remote(this.#remote);
+      attempt.catch(() => undefined); // a late failure after the timeout has nobody to tell
+      const result = await Promise.race([
+        attempt,
+        new Promise<never>((_, reject) => {
+          // setImmediate: an answer that arrived while this process was busy is read (I/O phase)
+          // before the timeout counts, so a stalled event loop is not taken for a slow store.
+          timer = setTimeout(() => afterIo(() => reject(new FleetTimeout(`no answer within ${FLEET_TIMEOUT_MS} ms`))), FLEET_TIMEOUT_MS);
+        }),
+      ]);
+      if (this.#down) {
+        this.#down = false;
+        this.#log.info('openbanking-ng fleet: the shared store answers again; coordination across processes resumed', { operation: op });
+      }
+      return result;
+    } catch (error) {
+      if (!this.#down) {
+        this.#down = true;
+        this.#outages++;
+        this.#nextProbe = Date.now() + FLEET_PROBE_MS;
+        this.#log.warn(
+          `openbanking-ng fleet: the shared store failed (${describe(error)}); calls go on with coordination inside this process until it answers again`,
+          { operation: op },
+        );
+      }
+      return local(this.#local);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+  }
+
+  get(key: string): Promise<string | undefined> {
+    return this.#run('get', (s) => s.get(key), (s) => s.get(key));
+  }
+
+  set(key: string, value: string, ttlMs: number): Promise<void> {
+    // Written to both: the in-process copy is what this process falls back on during an outage.
+    void this.#local.set(key, value, ttlMs);
+    return this.#run('set', (s) => s.set(key, value, ttlMs), () => Promise.resolve());
+  }
+
+  compareAndSet(key: string, expected: string | undefined, value: string, ttlMs: number): Promise<boolean> {
+    return this.#run('compareAndSet', async (s) => {
+      const stored = await s.compareAndSet(key, expected, value, ttlMs);
+      if (stored) void this.#local.set(key, value, ttlMs);
+      return stored;
+    }, (s) => s.compareAndSet(key, expected, value, ttlMs));
+  }
+
+  compareAndDelete(key: string, expected: string): Promise<boolean> {
+    void this.#local.compareAndDelete(key, expected);
+    return this.#run('compareAndDelete', (s) => s.compareAndDelete(key, expected), () => Promise.resolve(true));
+  }
+
+  lock(key: string, ttlMs: number): Promise<string | undefined> {
+    return this.#run('lock', (s) => s.lock(key, ttlMs), async (s) => {
+      const owner = await s.lock(key, ttlMs);
+      return owner === undefined ? undefined : LOCAL + owner;
+    });
+  }
+
+  async unlock(key: string, owner: string): Promise<void> {
+    if (owner.startsWith(LOCAL)) return this.#local.unlock(key, owner.slice(LOCAL.length));
+    // A lock the shared store granted: released there, or left to expire if it is down.
+    return this.#run('unlock', (s) => s.unlock(key, owner), () => Promise.resolve());
+  }
+
+  take(key: string, bucket: FleetBucket): Promise<FleetTake> {
+    return this.#run('take', (s) => s.take(key, bucket), (s) => s.take(key, bucket));
+  }
+
+  /** A view for logs: whether the shared store is in use, never a key or a value. */
+  toJSON(): Record<string, unknown> {
+    return { degraded: this.#down, outages: this.#outages };
+  }
+}
+
+/** The kind of failure, never its text (a store's message could quote a value). */
+function describe(error: unknown): string {
+  if (error instanceof FleetTimeout) return error.message;
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' && /^[A-Z_]{2,32}$/.test(code) ? `${error.name} ${code}` : error.name;
+  }
+  return typeof error;
+}
+
+/** Runs `fn` after the pending I/O callbacks (`setImmediate` where the runtime has it). */
+function afterIo(fn: () => void): void {
+  const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+  if (typeof immediate === 'function') immediate(fn);
+  else setTimeout(fn, 0);
+}
+
+/** Waits `ms` of wall-clock time (locks and polls follow real time, whatever clock the client reads). */
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * `read()`'s value, or `produce()`'s made by one holder of the lock `key` at a time across the
+ * fleet: the holder reads once more under the lock (another may just have produced), then
+ * produces; the others poll `read()` until the value appears or the lock is free again (a holder
+ * that died loses it after `ttlMs`). Bounded: past twice the lock's lifetime, a waiter produces
+ * by itself rather than wait longer.
+ */
+export async function exclusive<T>(link: FleetStore, key: string, ttlMs: number, read: () => Promise<T | undefined>, produce: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 2 * ttlMs + 1_000;
+  for (let round = 0; ; round++) {
+    const owner = await link.lock(key, ttlMs);
+    if (owner !== undefined) {
+      try {
+        return (await read()) ?? (await produce());
+      } finally {
+        void link.unlock(key, owner).catch(() => undefined);
+      }
+    }
+    await pause(Math.min(100, 10 * (round + 1)));
+    const ready = await read();
+    if (ready !== undefined) return ready;
+    if (Date.now() > deadline) return produce();
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * What the SDK needs from state shared by every process of a fleet: values with a time to live,
+ * a compare-and-set, a lock that expires, and an atomic token-bucket take. `redisFleet` (from
+ * `openbanking-ng/redis`) is one implementation, {@link MemoryFleetStore} another; write your own
+ * for another store (see `docs/scaling.md`).
+ *
+ * Keys are built by the SDK (`openbanking-ng:…`); an implementation may prefix them. Values are
+ * strings (JSON the SDK wrote). Every method may reject or be slow: the SDK bounds each call to
+ * 250 ms and carries on with in-process coordination when the store fails, so an implementation
+ * needs no timeouts or fallbacks of its own.
+ * @group Fleets
+ */
+export interface FleetStore {
+  /** The value under `key`, or undefined when absent or expired. */
+  get(key: string): Promise<string | undefined>;
+  /** Stores `value` under `key` for `ttlMs` milliseconds. */
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * Stores `value` for `ttlMs` only if the current value is `expected` (undefined: only if the key
+   * is absent). Resolves to true when it stored. Atomic.
+   */
+  compareAndSet(key: string, expected: string | undefined, value: string, ttlMs: number): Promise<boolean>;
+  /** Deletes `key` only if it holds `expected`. Atomic. */
+  compareAndDelete(key: string, expected: string): Promise<boolean>;
+  /**
+   * Takes the lock `key` for `ttlMs` if nobody holds it: resolves to an owner string to release it
+   * with, or undefined when another holder has it. The lock expires by itself after `ttlMs`, so a
+   * holder that died cannot keep it.
+   */
+  lock(key: string, ttlMs: number): Promise<string | undefined>;
+  /** Releases the lock `key` if `owner` still holds it. */
+  unlock(key: string, owner: string): Promise<void>;
+  /**
+   * Takes one unit from the token bucket `key` (`burst` units, refilled at `rate` per minute),
+   * atomically. The unit is reserved, and `wait` says in how many ms it may be spent (0: at once),
+   * unless that is more than `maxWait`: then nothing is taken, `granted` is false and `wait` says
+   * how long the call would have waited.
+   */
+  take(key: string, bucket: FleetBucket): Promise<FleetTake>;
+}
+
+/**
+ * A token bucket as {@link FleetStore.take} applies it.
+ * @group Fleets
+ */
+export interface FleetBucket {
+  /** Units per minute refilled into the bucket. */
+  rate: number;
+  /** Bucket size. */
+  burst: number;
+  /** Longest wait (ms) a take may reserve; beyond it the take is refused. May be `Infinity`. */
+  maxWait: number;
+  /** The caller's clock (ms since the epoch): every process of a fleet must read the same time. */
+  now: number;
+}
+
+/**
+ * The answer of {@link FleetStore.take}.
+ * @group Fleets
+ */
+export interface FleetTake {
+  /** True when a unit was reserved. */
+  granted: boolean;
+  /** Milliseconds until the reserved unit may be spent (or, refused, until one would be). */
+  wait: number;
+}
+
+/**
+ * One token-bucket step over a bucket's saved state, the same arithmetic as the Redis script:
+ * refill from `updated` to `now`, reserve one unit (the count may go below zero: the callers
+ * queued behind) unless the wait exceeds `maxWait`.
+ */
+export function bucketStep(
+  state: { tokens: number; updated: number } | undefined,
+  b: FleetBucket,
+): { state: { tokens: number; updated: number }; take: FleetTake } {
+  const perMs = b.rate / 60_000;
+  let tokens = state?.tokens ?? b.burst;
+  let updated = state?.updated ?? b.now;
+  if (b.now > updated) {
+    tokens = Math.min(b.burst, tokens + (b.now - updated) * perMs);
+    updated = b.now;
+  }
+  tokens -= 1;
+  if (tokens >= 0) return { state: { tokens, updated }, take: { granted: true, wait: 0 } };
+  const wait = Math.ceil(-tokens / perMs);
+  if (wait > b.maxWait) return { state: { tokens: tokens + 1, updated }, take: { granted: false, wait } };
+  return { state: { tokens, updated }, take: { granted: true, wait } };
+}
+
+/**
+ * The in-memory {@link FleetStore}: coordination among the clients of one process that share it
+ * (the SDK's behaviour without a fleet, made explicit). Also what the SDK falls back to while a
+ * shared store is down.
+ * @group Fleets
+ */
+export class MemoryFleetStore implements FleetStore {
+  readonly #values = new Map<string, { value: string; expiresAt: number }>();
+  readonly #buckets = new Map<string, { tokens: number; updated: number }>();
+  readonly #now: () => number;
+  #owners = 0;
+
+  /** @param now - clock in milliseconds for the time to live of values and locks. Default `Date.now`. */
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  #read(key: string): string | undefined {
+    const entry = this.#values.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= this.#now()) {
+      this.#values.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  #write(key: string, value: string, ttlMs: number): void {
+    this.#values.set(key, { value, expiresAt: this.#now() + ttlMs });
+  }
+
+  get(key: string): Promise<string | undefined> {
+    return Promise.resolve(this.#read(key));
+  }
+
+  set(key: string, value: string, ttlMs: number): Promise<void> {
+    this.#write(key, value, ttlMs);
+    return Promise.resolve();
+  }
+
+  compareAndSet(key: string, expected: string | undefined, value: string, ttlMs: number): Promise<boolean> {
+    if (this.#read(key) !== expected) return Promise.resolve(false);
+    this.#write(key, value, ttlMs);
+    return Promise.resolve(true);
+  }
+
+  compareAndDelete(key: string, expected: string): Promise<boolean> {
+    if (this.#read(key) !== expected) return Promise.resolve(false);
+    this.#values.delete(key);
+    return Promise.resolve(true);
+  }
+
+  lock(key: string, ttlMs: number): Promise<string | undefined> {
+    if (this.#read(key) !== undefined) return Promise.resolve(undefined);
+    const owner = `memory-${++this.#owners}`;
+    this.#write(key, owner, ttlMs);
+    return Promise.resolve(owner);
+  }
+
+  async unlock(key: string, owner: string): Promise<void> {
+    await this.compareAndDelete(key, owner);
+  }
+
+  take(key: string, bucket: FleetBucket): Promise<FleetTake> {
+    const step = bucketStep(this.#buckets.get(key), bucket);
+    this.#buckets.set(key, step.state);
+    return Promise.resolve(step.take);
+  }
+
+  /** A view for logs: how many keys are held, never their values. */
+  toJSON(): Record<string, unknown> {
+    return { type: 'MemoryFleetStore', keys: this.#values.size, buckets: this.#buckets.size };
+  }
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryFleetStore, OpenBanking } from '../../src/index.js';
+import { createSandbox } from '../../src/testing.js';
+
+// The in-memory FleetStore: clients of one process that share it act as one client, the same
+// contract redisFleet gives processes. Sandbox in process; counts taken at the sandbox.
+const card = (i: number) => ({ account_number: '0123456789', card_holder_name: `Ada ${i}`, card_status: 'ACTIVE' as const, card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } });
+
+function setup() {
+  const sandbox = createSandbox({ clients: [{ clientId: 'app', clientSecret: 'app-secret' }] });
+  const fleet = new MemoryFleetStore();
+  const client = (extra: Partial<ConstructorParameters<typeof OpenBanking>[0]> = {}) =>
+    new OpenBanking({ clientId: 'app', clientSecret: 'app-secret', baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, fleet, logLevel: 'off', ...extra });
+  return { sandbox, fleet, client };
+}
+
+describe('MemoryFleetStore shared by several clients', () => {
+  it('five clients, 20 calls at once: one client-credentials request', async () => {
+    const { sandbox, client } = setup();
+    const clients = Array.from({ length: 5 }, () => client());
+    await Promise.all(clients.flatMap((ob, c) => Array.from({ length: 4 }, (_, i) => ob.cards.create(card(c * 4 + i)))));
+    expect(sandbox.cards()).toHaveLength(20);
+    expect(sandbox.requests.count({ path: '/oauth2/token' })).toBe(1);
+  });
+
+  it('sessions for one customer id in three clients, token expired: one refresh grant, onTokens once, all use the new set', async () => {
+    const { sandbox, client } = setup();
+    const issued = sandbox.issueTokens({ clientId: 'app', scope: ['customers.readonly'], kind: 'customer' });
+    const expired = { ...issued, expires_at: Math.floor(Date.now() / 1000) - 10 };
+    let onTokens = 0;
+    const sessions = Array.from({ length: 3 }, () => client().forCustomer(expired, { id: 'customer-42', onTokens: () => void onTokens++ }));
+    await Promise.all(sessions.map((s) => s.customers.retrieve()));
+    expect(sandbox.requests.list({ path: '/oauth/token' }).map((r) => r.status)).toEqual([200]);
+    expect(onTokens).toBe(1);
+    expect(new Set(sessions.map((s) => s.tokens.access_token)).size).toBe(1);
+    expect(sessions[0]!.tokens.access_token).not.toBe(issued.access_token);
+  });
+
+  it('one budget: two clients with rateLimit share one bucket (a tenth of the burst held back)', async () => {
+    const { sandbox, client } = setup();
+    const waits: number[] = [];
+    const sleep = (ms: number) => (waits.push(ms), Promise.resolve());
+    const limit = { rate: 60, burst: 10, maxWait: 0 };
+    const [a, b] = [client({ rateLimit: limit, sleep, now: () => 1_000 }), client({ rateLimit: limit, sleep, now: () => 1_000 })];
+    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).cards.create(card(i))));
+    // 10 in the bucket, 1 held back: 9 leave, the rest are refused before sending (maxWait 0).
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(9);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.name)).toEqual(Array(3).fill('RateLimitError'));
+    expect(sandbox.cards()).toHaveLength(9);
+    expect(waits).toEqual([]);
+  });
+});

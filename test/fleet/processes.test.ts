@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { aesGcmCipher } from '../../src/index.js';
+import { type SandboxServer, startSandboxServer } from '../../src/testing.js';
+import { buildWorker, runWorkers, startRedis, startWorker, type TestRedis } from './support.js';
+import type { WorkerTask } from './worker.js';
+
+// Real processes (child processes running test/fleet/worker.ts) sharing a real redis-server
+// started here, against the sandbox over HTTP in this process; once with each Redis client.
+const SECRET = 'fleet-secret-0123456789abcdef';
+const CARDS = '/openapi/v1/cards';
+const TOKEN = '/oauth2/token';
+
+describe.each(['redis', 'ioredis'] as const)('a fleet of processes on Redis (%s)', (clientKind) => {
+  let redis: TestRedis;
+  let server: SandboxServer;
+  let prefix: string;
+  let run = 0;
+
+  beforeAll(async () => {
+    [redis] = await Promise.all([startRedis(), buildWorker()]);
+    server = await startSandboxServer({ clients: [{ clientId: 'fleet-app', clientSecret: SECRET }], cipher: aesGcmCipher(SECRET), seed: `fleet-${clientKind}` });
+  }, 30_000);
+  afterAll(async () => {
+    await server?.close();
+    await redis?.stop();
+  });
+  beforeEach(() => {
+    server.reset();
+    prefix = `t${++run}-${clientKind}`; // a fresh namespace per test: nothing shared between tests
+  });
+
+  const task = (extra: Partial<WorkerTask>): WorkerTask => ({
+    task: 'cards',
+    client: clientKind,
+    redisPort: redis.port,
+    prefix,
+    clientId: 'fleet-app',
+    clientSecret: SECRET,
+    baseUrl: server.baseUrl,
+    authUrl: server.authUrl,
+    ...extra,
+  });
+
+  it('8 processes starting together make exactly one client-credentials request per scope set', async () => {
+    const startAt = Date.now() + 1_500;
+    const runs = await runWorkers(8, () => task({ startAt, calls: 1, alsoList: true }));
+    for (const r of runs) expect(r.result, r.stderr).toMatchObject({ errors: [] });
+    expect(server.requests.count({ path: CARDS, method: 'POST' })).toBe(8);
+    expect(server.requests.count({ path: CARDS, method: 'GET' })).toBe(8);
+    // Two scope sets (cards.create, cards.list): two token requests for the whole fleet.
+    expect(server.requests.count({ path: TOKEN, method: 'POST' }), JSON.stringify(runs.flatMap((r) => r.logs))).toBe(2);
+  });
+
+  it('8 processes with sessions for one customer id and an expired token: one refresh grant, no invalid_grant, onTokens once', async () => {
+    const issued = server.issueTokens({ clientId: 'fleet-app', scope: ['customers.readonly'], kind: 'customer' });
+    const tokens = { ...issued, expires_at: Math.floor(Date.now() / 1000) - 10 }; // expired for the SDK
+    const startAt = Date.now() + 1_500;
+    const runs = await runWorkers(8, () => task({ task: 'refresh', startAt, tokens, customerId: 'customer-42' }));
+    for (const r of runs) expect(r.result, r.stderr).toMatchObject({ ok: true });
+    const refreshes = server.requests.list({ path: '/oauth/token', method: 'POST' });
+    expect(refreshes.map((r) => r.status)).toEqual([200]);
+    expect(runs.reduce((sum, r) => sum + Number(r.result!.onTokens), 0)).toBe(1);
+    expect(new Set(runs.map((r) => r.result!.accessToken)).size).toBe(1);
+    expect(server.requests.count({ path: '/openapi/v1/customers', method: 'GET' })).toBe(8);
+  });
+
+  it('4 processes × 25 cards.create under the production limits: no 429, done within 5 % of what the budget allows', { timeout: 60_000 }, async () => {
+    // Accelerated clock (×30) shared by the sandbox and the workers: a budget minute lasts two real seconds.
+    const factor = 30;
+    const t0 = Date.now();
+    const now = () => t0 + (Date.now() - t0) * factor;
+    const limited = await startSandboxServer({ environment: 'production', rateLimits: true, now, clients: [{ clientId: 'fleet-app', clientSecret: SECRET }], cipher: aesGcmCipher(SECRET) });
+    try {
+      const startAt = Date.now() + 1_500;
+      const runs = await runWorkers(4, () => ({ ...task({ calls: 25, startAt, clock: { t0, factor }, rateLimit: true, environment: 'production' }), baseUrl: limited.baseUrl, authUrl: limited.authUrl }));
+      for (const r of runs) expect(r.result, r.stderr).toMatchObject({ errors: [] });
+      const arrivals = limited.requests.list({ path: CARDS, method: 'POST' });
+      expect(arrivals.filter((r) => r.status === 429), JSON.stringify(runs.flatMap((r) => r.logs.filter((l) => l.level === 'warn')))).toHaveLength(0);
+      expect(arrivals).toHaveLength(100);
+      // The budget: 20 at once, then one every 6 s, so the 100th may leave 80 × 6 s = 480 s after the
+      // start. (The fleet keeps two units in reserve against jitter: 18 at once, 82 × 6 s.)
+      const allowed = 80 * 6_000;
+      const first = arrivals[0]!.at; // the budget starts with the first call the provider sees
+      const last = Math.max(...runs.flatMap((r) => r.result!.finished as number[]));
+      expect(last - first).toBeGreaterThanOrEqual(allowed);
+      expect(last - first).toBeLessThanOrEqual(allowed * 1.05);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a retry from another process with the same idempotencyKey (AES-GCM) gets the replay, not IDEMPOTENCY_KEY_REUSED', async () => {
+    // Process A: the sandbox stores the card, then the connection drops before the answer.
+    server.faults.inject({ path: CARDS, method: 'POST', fault: { type: 'drop', when: 'after' } });
+    const key = `fleet-retry-${clientKind}`;
+    const a = await startWorker(task({ task: 'retry', idempotencyKey: key, maxRetries: 0 })).done;
+    expect(a.result).toMatchObject({ ok: false, error: { name: 'ConnectionError' } });
+    expect(server.cards()).toHaveLength(1);
+    // Process B retries the same logical call: the same ciphertext, so the sandbox replays.
+    const b = await startWorker(task({ task: 'retry', idempotencyKey: key })).done;
+    expect(b.result, b.stderr).toMatchObject({ ok: true, cardId: server.cards()[0]!.card.card_id });
+    expect(server.cards()).toHaveLength(1);
+    expect(server.requests.list({ path: CARDS, method: 'POST' }).map((r) => r.status)).toEqual(['dropped', 201]);
+  });
+
+  it('a lock holder killed mid-fetch: its lock expires and another process takes over', async () => {
+    // The first token request hangs; its process is killed while it holds the fleet's lock.
+    server.faults.inject({ path: TOKEN, method: 'POST', fault: { type: 'delay', ms: 10_000 } });
+    const holder = startWorker(task({ timeout: 1_500 }));
+    await holder.seen('started');
+    for (let i = 0; i < 100 && server.requests.count(TOKEN) === 0 && !(await lockHeld()); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await lockHeld()).toBe(true);
+    holder.process.kill('SIGKILL');
+    await holder.done;
+    const next = await startWorker(task({ timeout: 1_500 })).done;
+    expect(next.result, next.stderr).toMatchObject({ errors: [] });
+    expect(server.cards()).toHaveLength(1);
+    expect(await lockHeld()).toBe(false);
+  });
+
+  /** Whether a client-credentials lock of this test's namespace is held in Redis right now. */
+  async function lockHeld(): Promise<boolean> {
+    const { createClient } = await import('redis');
+    const c = await createClient({ url: redis.url }).connect();
+    try {
+      const keys = await c.keys(`${prefix}:openbanking-ng:fleet-app:*:lock`);
+      return keys.length > 0;
+    } finally {
+      await c.quit();
+    }
+  }
+});

@@ -1,0 +1,161 @@
+// The fleet tests' own Redis and processes: a redis-server started on a free loopback port with
+// no persistence (never the machine's default server), and worker processes (test/fleet/worker.ts
+// bundled with esbuild) that print their events as JSON lines.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import type { WorkerTask } from './worker.js';
+
+export const REDIS_SERVER = '/usr/bin/redis-server';
+// This folder, also when this file runs bundled from test/fleet/.build/ (the benchmark).
+const here = fileURLToPath(new URL('.', import.meta.url)).replace(/\.build\/$/, '');
+export const WORKER_BUNDLE = `${here}.build/worker.mjs`;
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** True once something accepts TCP connections on the port and answers PING. */
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    const done = (ok: boolean) => (socket.destroy(), resolve(ok));
+    socket.setTimeout(200, () => done(false));
+    socket.once('error', () => done(false));
+    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+/** A redis-server this test started, and stops. */
+export interface TestRedis {
+  port: number;
+  url: string;
+  /** Stops the server (SIGKILL: a crash, not a shutdown) and waits for it to exit. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (empty: no persistence). */
+  start(): Promise<void>;
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: apt-get install -y redis-server`);
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: 'ignore' });
+    for (let i = 0; i < 100; i++) {
+      if (await ping(port)) return;
+      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('redis-server did not answer PING within 5 s');
+  };
+  const stop = async () => {
+    const c = child;
+    child = undefined;
+    if (!c || c.exitCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGKILL');
+    await exited;
+  };
+  await start();
+  return { port, url: `redis://127.0.0.1:${port}`, stop, start };
+}
+
+/** Bundles the worker from the source (packages stay external: they load from node_modules). */
+export async function buildWorker(): Promise<string> {
+  await build({
+    entryPoints: [`${here}worker.ts`],
+    outfile: WORKER_BUNDLE,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  return WORKER_BUNDLE;
+}
+
+/** What one worker printed. */
+export interface WorkerRun {
+  code: number | null;
+  events: Record<string, unknown>[];
+  result: Record<string, unknown> | undefined;
+  logs: { level: string; message: string }[];
+  stderr: string;
+}
+
+/** A running worker: its process, and a promise of everything it printed once it exits. */
+export interface Worker {
+  process: ChildProcess;
+  /** Resolves when the worker printed an event of this type. */
+  seen(type: string): Promise<void>;
+  done: Promise<WorkerRun>;
+}
+
+/** Starts one worker; it is killed if it runs longer than `limitMs`. */
+export function startWorker(task: WorkerTask, limitMs = 60_000): Worker {
+  const child = spawn(process.execPath, [WORKER_BUNDLE, JSON.stringify(task)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: Record<string, unknown>[] = [];
+  const waiters = new Map<string, (() => void)[]>();
+  let buffer = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      try {
+        const event = JSON.parse(line) as Record<string, unknown>;
+        events.push(event);
+        for (const wake of waiters.get(String(event.type)) ?? []) wake();
+      } catch {
+        stderr += `${line}\n`;
+      }
+    }
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const limit = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  const done = new Promise<WorkerRun>((resolve) => {
+    child.once('exit', (code) => {
+      clearTimeout(limit);
+      resolve({
+        code,
+        events,
+        result: events.find((e) => e.type === 'result'),
+        logs: events.filter((e) => e.type === 'log') as { level: string; message: string }[],
+        stderr,
+      });
+    });
+  });
+  const seen = (type: string) =>
+    events.some((e) => e.type === type)
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiters.set(type, [...(waiters.get(type) ?? []), resolve]));
+  return { process: child, seen, done };
+}
+
+/** Starts `n` workers on tasks from `make(i)` and waits for all of them. */
+export function runWorkers(n: number, make: (i: number) => WorkerTask, limitMs?: number): Promise<WorkerRun[]> {
+  return Promise.all(Array.from({ length: n }, (_, i) => startWorker(make(i), limitMs).done));
+}
+
+/** The p-th percentile (0–100) of `values`. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
