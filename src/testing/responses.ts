@@ -11,6 +11,11 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': JSON_TYPE, ...headers } });
 }
 
+/** A successful API answer: the `{status: '00', message, data}` envelope. */
+export function ok(message: string, data: unknown, status = 200): Response {
+  return json(status, { status: '00', message, data });
+}
+
 /**
  * The ISO 8583-style `status` code the sandbox writes into an error body for an HTTP status:
  * the spec gives 01 (400), 02 (401), 03 (403) and 05 (500); it shows no body for 404 and 429,

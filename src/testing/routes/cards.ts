@@ -1,9 +1,9 @@
 import { CARD_SECRET_RESPONSE_FIELDS } from '../../schemas/card-values.js';
 import type { StoredCard } from '../card-store.js';
-import type { RouteHandler, SandboxContext } from '../context.js';
+import type { SandboxContext } from '../context.js';
 import { FIELD_TABLES } from '../fields.js';
-import { apiError, badRequest, json } from '../responses.js';
-import { type AdmittedCall, admit, fieldError, once, readObject } from './gateway.js';
+import { apiError, badRequest, ok } from '../responses.js';
+import { type AdmittedCall, fieldError, read, write } from './gateway.js';
 
 type Card = StoredCard['card'];
 
@@ -59,22 +59,14 @@ async function storeCard(ctx: SandboxContext, body: Record<string, unknown>, cal
     return apiError(500, 'Internal error: the configured cipher could not encrypt the card');
   }
   ctx.cards.add({ card, clientId: call.token.clientId, idempotencyKey: call.idempotencyKey, createdAt: ctx.options.now() });
-  return json(201, { status: '00', message: 'Card created successfully', data });
+  return ok('Card created successfully', data, 201);
 }
 
 /** `POST {base_url}/cards`: create a card (scope `cards.create`), idempotent per key. */
-export const createCard: RouteHandler = async (ctx, request, url) => {
-  const call = await admit(ctx, request, 'cards.create');
-  if (call instanceof Response) return call;
-  const body = await readObject(request);
-  if (body instanceof Response) return body;
-  return once(ctx, call, request, url, body, () => storeCard(ctx, body, call));
-};
+export const createCard = write('cards.create', 'both', (ctx, body, call) => storeCard(ctx, body, call));
 
 /** `GET {base_url}/cards`: the caller's cards (scope `cards.list`), secret fields encrypted. */
-export const listCards: RouteHandler = async (ctx, request) => {
-  const call = await admit(ctx, request, 'cards.list');
-  if (call instanceof Response) return call;
+export const listCards = read('cards.list', 'both', async (ctx, call) => {
   const cards = await Promise.all(ctx.cards.list(call.token.clientId).map((stored) => onTheWire(ctx, stored.card)));
-  return json(200, { status: '00', message: 'Cards retrieved successfully', data: { cards } });
-};
+  return ok('Cards retrieved successfully', { cards });
+});

@@ -1,5 +1,5 @@
 import { computeSignature, type SignatureEncoding } from '../../core/signature.js';
-import { type SandboxContext, safeEqual } from '../context.js';
+import { type RouteHandler, type SandboxContext, safeEqual } from '../context.js';
 import { checkFields, type FieldTable } from '../fields.js';
 import { canonicalJson } from '../idempotency.js';
 import { apiError, badRequest, tooManyRequests } from '../responses.js';
@@ -94,4 +94,31 @@ export async function once(ctx: SandboxContext, call: AdmittedCall, request: Req
     return badRequest('IDEMPOTENCY_KEY_REUSED', 'idempotency-key was already used with a different request; use a new key for a new request', 'idempotency-key');
   }
   return result.response;
+}
+
+/** What a read-only route does once the gateway admitted the call. */
+type ReadAnswer = (ctx: SandboxContext, call: AdmittedCall, params: Record<string, string>, url: URL) => Promise<Response>;
+/** What a state-changing route does with the call's JSON body, once per idempotency key. */
+type WriteAnswer = (ctx: SandboxContext, body: Record<string, unknown>, call: AdmittedCall, params: Record<string, string>) => Promise<Response>;
+
+/** A read-only route: the gateway's checks for `scope` and the token `kind`, then `answer`. */
+export function read(scope: string, kind: TokenKind, answer: ReadAnswer): RouteHandler {
+  return async (ctx, request, url, params) => {
+    const call = await admit(ctx, request, scope, kind);
+    return call instanceof Response ? call : answer(ctx, call, params, url);
+  };
+}
+
+/**
+ * A state-changing route: the gateway's checks, the body read as a JSON object, and `perform` run
+ * once per idempotency key (the same key and body replay its answer; another body is refused).
+ */
+export function write(scope: string, kind: TokenKind, perform: WriteAnswer): RouteHandler {
+  return async (ctx, request, url, params) => {
+    const call = await admit(ctx, request, scope, kind);
+    if (call instanceof Response) return call;
+    const body = await readObject(request);
+    if (body instanceof Response) return body;
+    return once(ctx, call, request, url, body, () => perform(ctx, body, call, params));
+  };
 }
