@@ -105,14 +105,10 @@ export class AttemptLoop {
         }
       }
       const arrived = o.now(); // an HTTP-date Retry-After is read against the client's clock
-      const init = { status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: arrived };
-      let error = ApiError.from(init);
+      let error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: arrived });
       if (freshRefused) {
         const wait = Math.round(this.#backoff(call.bearer).wait / 1000);
-        error = ApiError.from({
-          ...init,
-          message: `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`,
-        });
+        error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;
       }
       if (!isRetryableStatus(response.status)) throw error;
       const retryAfter = parseRetryAfterMs(response.headers.get('retry-after'), arrived);

@@ -21,8 +21,6 @@ export interface RunnerContext {
   customerBearer: BearerSource | undefined;
 }
 
-const NO_PARAMS: readonly unknown[] = [];
-
 /**
  * Runs operation descriptors: checks the path parameters, picks the token, fills the path
  * template, hands the rest to the transport, and walks pages.
@@ -61,7 +59,7 @@ export class OperationRunner {
     });
   }
 
-  async #send(ns: Lazy<OperationModule>, key: string, params: readonly unknown[] = NO_PARAMS, input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
+  async #send(ns: Lazy<OperationModule>, key: string, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
     const op = (ns.value ?? (await ns.load())).operations[key]!;
     let path = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
     const issues = checkParams(op, params);
@@ -71,30 +69,30 @@ export class OperationRunner {
     }
     const bearer = this.#bearer(op);
     return this.#ctx.transport.send(
-        {
-          method: op.method,
-          path,
-          body: op.input === 'body' ? input : undefined,
-          query: op.input === 'query' || op.input === 'optional-query' ? (input as Record<string, unknown> | undefined) : undefined,
-          schemas: { request: op.input === 'body' ? op.request : undefined, query: op.input !== 'body' ? op.request : undefined, response: op.response },
-          envelope: true,
-          secretRequestFields: op.secretRequestFields,
-          secretResponseFields: op.secretResponseFields,
-          bearer: bearer ?? NO_BEARER,
-        },
-        options,
-        () => {
-          if (bearer === undefined) {
-            throw new ValidationError(`${op.name} needs a customer's token`, [
-              { path: '', message: `${op.name} acts on a customer's resources: call it on a customer session, ob.forCustomer(tokens).${op.name}(…)`, code: 'customer_token_required' },
-            ]);
-          }
-          if (issues.length > 0) throw new ValidationError('Invalid path parameters', issues);
-          if (op.input === 'none' && input !== undefined && (typeof input !== 'object' || input === null || Object.keys(input).length > 0)) {
-            throw new ValidationError('Invalid parameters', [{ path: '', message: `${op.name} takes no parameters: pass undefined or {} before the request options`, code: 'unrecognized_keys' }]);
-          }
-        },
-      );
+      {
+        method: op.method,
+        path,
+        body: op.input === 'body' ? input : undefined,
+        query: op.input === 'query' || op.input === 'optional-query' ? (input as Record<string, unknown> | undefined) : undefined,
+        schemas: { request: op.input === 'body' ? op.request : undefined, query: op.input !== 'body' ? op.request : undefined, response: op.response },
+        envelope: true,
+        secretRequestFields: op.secretRequestFields,
+        secretResponseFields: op.secretResponseFields,
+        bearer: bearer ?? NO_BEARER,
+      },
+      options,
+      () => {
+        if (bearer === undefined) {
+          throw new ValidationError(`${op.name} needs a customer's token`, [
+            { path: '', message: `${op.name} acts on a customer's resources: call it on a customer session, ob.forCustomer(tokens).${op.name}(…)`, code: 'customer_token_required' },
+          ]);
+        }
+        if (issues.length > 0) throw new ValidationError('Invalid path parameters', issues);
+        if (op.input === 'none' && input !== undefined && (typeof input !== 'object' || input === null || Object.keys(input).length > 0)) {
+          throw new ValidationError('Invalid parameters', [{ path: '', message: `${op.name} takes no parameters: pass undefined or {} before the request options`, code: 'unrecognized_keys' }]);
+        }
+      },
+    );
   }
 
   /** The token source for `op` here, built once per operation; undefined when it needs a customer and this is the client. */

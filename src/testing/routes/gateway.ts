@@ -29,7 +29,7 @@ export type TokenKind = 'client' | 'customer' | 'both';
  * `signature` (401 `status: '02'`), the operation's scope (403 `status: '03'`), and the kind of
  * token (403: a customer resource needs the customer's consent, a client token has none).
  */
-export async function admit(ctx: SandboxContext, request: Request, scope: string, kind: TokenKind = 'both'): Promise<AdmittedCall | Response> {
+async function admit(ctx: SandboxContext, request: Request, scope: string, kind: TokenKind = 'both'): Promise<AdmittedCall | Response> {
   const authorization = request.headers.get('authorization') ?? '';
   const match = /^Bearer[ ]+([\x21-\x7e]+)[ ]*$/i.exec(authorization);
   const token = match ? ctx.tokens.access(match[1]!) : 'unknown';
@@ -66,7 +66,7 @@ export async function admit(ctx: SandboxContext, request: Request, scope: string
 }
 
 /** The request's JSON object body, or the 400 the service answers when it is not one. */
-export async function readObject(request: Request): Promise<Record<string, unknown> | Response> {
+async function readObject(request: Request): Promise<Record<string, unknown> | Response> {
   let body: unknown;
   try {
     body = JSON.parse(await request.text());
@@ -87,7 +87,7 @@ export function fieldError(table: FieldTable, body: Record<string, unknown>): Re
  * Runs a state-changing operation once per idempotency key: the same key with the same method,
  * path and body replays the first answer; with another, 400 `IDEMPOTENCY_KEY_REUSED`.
  */
-export async function once(ctx: SandboxContext, call: AdmittedCall, request: Request, url: URL, body: unknown, perform: () => Promise<Response>): Promise<Response> {
+async function once(ctx: SandboxContext, call: AdmittedCall, request: Request, url: URL, body: unknown, perform: () => Promise<Response>): Promise<Response> {
   const fingerprint = `${request.method.toUpperCase()} ${url.pathname}\n${canonicalJson(body)}`;
   const result = await ctx.idempotency.run(call.token.clientId, call.idempotencyKey, fingerprint, perform);
   if (result.kind === 'reused') {
