@@ -1,9 +1,9 @@
 import { Auth } from './auth/auth.js';
 import { ClientCredentialsTokens } from './auth/client-credentials.js';
 import { type CustomerSessionOptions, CustomerTokens } from './auth/customer-tokens.js';
-import type { GrantContext } from './auth/grant.js';
+import type { GrantContext } from './auth/grant-context.js';
 import type { TokenSetInput } from './auth/token-store.js';
-import { fetchRegistration, type FetchRegistrationParams, type RegisterParams, type Registration, register } from './auth/registration.js';
+import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import type { APIPromise } from './core/api-promise.js';
 import type { BearerSource } from './core/attempts.js';
 import type { RequestOptions } from './core/call-options.js';
@@ -93,7 +93,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static register(params: RegisterParams): Promise<Registration> {
-    return register(params);
+    return import('./auth/register.js').then((registration) => registration.register(params));
   }
 
   /**
@@ -124,7 +124,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static fetchRegistration(params: FetchRegistrationParams): Promise<Registration> {
-    return fetchRegistration(params);
+    return import('./auth/register.js').then((registration) => registration.fetchRegistration(params));
   }
 
   /** The environment this client talks to. */

@@ -25,14 +25,14 @@ export {
   type GrantOptions,
   type PollDeviceTokenOptions,
 } from './auth/auth.js';
+export { createAuthorizationRequest } from './auth/authorization-lazy.js';
 export {
-  createAuthorizationRequest,
   parseAuthorizationCallback,
   type AuthorizationCallback,
   type AuthorizationCallbackOptions,
   type AuthorizationRequest,
   type AuthorizationRequestParams,
-} from './auth/authorization.js';
+} from './auth/authorization-checks.js';
 export { CustomerSession, type CustomerSessionOptions } from './customer-session.js';
 export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/device-code.js';
 export {

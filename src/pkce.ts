@@ -3,13 +3,13 @@
  * sees a client secret; pulls in no HTTP client, schema library or cipher.
  * @module openbanking-ng/pkce
  */
+export { createAuthorizationRequest } from './auth/authorization.js';
 export {
-  createAuthorizationRequest,
   parseAuthorizationCallback,
   type AuthorizationCallback,
   type AuthorizationCallbackOptions,
   type AuthorizationRequest,
   type AuthorizationRequestParams,
-} from './auth/authorization.js';
+} from './auth/authorization-checks.js';
 export { OAuthError, ValidationError, isOAuthError, isValidationError, type OAuthErrorCode, type ValidationIssue } from './errors.js';
 export type { Scope, ScopeInput } from './core/scopes.js';

@@ -1,20 +1,15 @@
 import type { Sleep } from '../core/retry.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { Endpoints } from '../core/config.js';
-import {
-  type AuthorizationRequest,
-  checkCodeVerifier,
-  checkRedirectUri,
-  checkString,
-  createAuthorizationRequest,
-  scopeString,
-} from './authorization.js';
-import { requestCodeExchange, requestRefresh } from './authorization-code.js';
-import { requestClientCredentials } from './client-credentials.js';
-import { DEVICE_POLL_INTERVAL, MIN_DEVICE_POLL_INTERVAL, type DeviceAuthorization, pollDeviceAuthorization, requestDeviceAuthorization } from './device-code.js';
-import type { GrantContext } from './grant.js';
+import { Lazy } from '../core/lazy.js';
+import type { AuthorizationRequest } from './authorization-checks.js';
+import type { DeviceAuthorization } from './device-code.js';
+import type { GrantContext } from './grant-context.js';
 import type { ScopeInput } from '../core/scopes.js';
 import type { TokenSet } from './token-store.js';
+
+// The grants' checks and requests (and oauth4webapi under them) load with the first grant called,
+// never with the client: an API call needs none of them.
+const flows = new Lazy(() => import('./flows.js'));
 
 /** What `ob.auth` needs from its client. */
 export interface AuthContext {
@@ -80,23 +75,6 @@ export interface PollDeviceTokenOptions extends GrantOptions {
   interval?: number;
 }
 
-function checkSignal(issues: ValidationIssue[], options: GrantOptions | undefined): AbortSignal | undefined {
-  if (options === undefined) return undefined;
-  if (typeof options !== 'object' || options === null) {
-    issues.push({ path: 'options', message: 'must be an object', code: 'invalid_type' });
-    return undefined;
-  }
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    issues.push({ path: 'signal', message: 'must be an AbortSignal', code: 'invalid_type' });
-    return undefined;
-  }
-  return options.signal;
-}
-
-function throwIfAny(what: string, issues: ValidationIssue[]): void {
-  if (issues.length > 0) throw new ValidationError(what, issues);
-}
-
 /**
  * The OAuth 2.0 grants of the identity host: `ob.auth`. Every method returns a promise and
  * reports every failure by rejecting it: `ValidationError` for bad input (nothing is sent),
@@ -141,23 +119,7 @@ export class Auth {
    * ```
    */
   async authorizationUrl(params: AuthorizationUrlParams): Promise<AuthorizationRequest> {
-    const { grant, endpoints } = this.#ctx;
-    const p = params ?? ({} as AuthorizationUrlParams);
-    const redirectUri = p.redirectUri ?? this.#ctx.redirectUri;
-    if (redirectUri === undefined) {
-      throw new ValidationError('Invalid authorization request', [
-        { path: 'redirectUri', message: 'is required (pass it here or set the redirectUri option of the client)', code: 'missing' },
-      ]);
-    }
-    return createAuthorizationRequest({
-      authUrl: grant.authUrl,
-      clientId: grant.clientId,
-      redirectUri,
-      scope: p.scope,
-      ...(p.state !== undefined ? { state: p.state } : {}),
-      ...(p.codeVerifier !== undefined ? { codeVerifier: p.codeVerifier } : {}),
-      authorizePath: endpoints.authorize,
-    });
+    return (await flows.load()).authorizationUrl(this.#ctx, params);
   }
 
   /**
@@ -172,16 +134,7 @@ export class Auth {
    * ```
    */
   async exchangeCode(params: ExchangeCodeParams, options?: GrantOptions): Promise<TokenSet> {
-    const issues: ValidationIssue[] = [];
-    const p = params ?? ({} as ExchangeCodeParams);
-    checkString(issues, 'code', p.code);
-    checkCodeVerifier(issues, 'codeVerifier', p.codeVerifier);
-    const redirectUri = p.redirectUri ?? this.#ctx.redirectUri;
-    if (redirectUri === undefined) issues.push({ path: 'redirectUri', message: 'is required (pass it here or set the redirectUri option of the client)', code: 'missing' });
-    else checkRedirectUri(issues, 'redirectUri', redirectUri);
-    const signal = checkSignal(issues, options);
-    throwIfAny('Invalid code exchange', issues);
-    return requestCodeExchange(this.#ctx.grant, this.#ctx.endpoints.token, { code: p.code, codeVerifier: p.codeVerifier, redirectUri: redirectUri! }, signal);
+    return (await flows.load()).exchangeCode(this.#ctx, params, options);
   }
 
   /**
@@ -197,11 +150,7 @@ export class Auth {
    * `ValidationError` (`refreshToken: is required`) and nothing is sent.
    */
   async refresh(refreshToken: string | undefined, options?: GrantOptions): Promise<TokenSet> {
-    const issues: ValidationIssue[] = [];
-    checkString(issues, 'refreshToken', refreshToken);
-    const signal = checkSignal(issues, options);
-    throwIfAny('Invalid refresh', issues);
-    return requestRefresh(this.#ctx.grant, this.#ctx.endpoints.token, refreshToken as string, signal);
+    return (await flows.load()).refresh(this.#ctx, refreshToken, options);
   }
 
   /**
@@ -215,11 +164,7 @@ export class Auth {
    * ```
    */
   async clientCredentials(scopes: ScopeInput, options?: GrantOptions): Promise<TokenSet> {
-    const issues: ValidationIssue[] = [];
-    const scope = scopeString(issues, 'scopes', scopes, false);
-    const signal = checkSignal(issues, options);
-    throwIfAny('Invalid client credentials request', issues);
-    return requestClientCredentials(this.#ctx.grant, this.#ctx.endpoints.clientCredentials, scope.split(' ').filter(Boolean), signal);
+    return (await flows.load()).clientCredentials(this.#ctx, scopes, options);
   }
 
   /**
@@ -237,13 +182,7 @@ export class Auth {
    * ```
    */
   async deviceCode(scopes: ScopeInput, options?: DeviceCodeOptions): Promise<DeviceAuthorization> {
-    const issues: ValidationIssue[] = [];
-    const scope = scopeString(issues, 'scopes', scopes, true);
-    const signal = checkSignal(issues, options);
-    const target = options?.targetConnectionId;
-    if (target !== undefined) checkString(issues, 'targetConnectionId', target);
-    throwIfAny('Invalid device code request', issues);
-    return requestDeviceAuthorization(this.#ctx.grant, this.#ctx.endpoints.deviceCode, scope, target, signal);
+    return (await flows.load()).deviceCode(this.#ctx, scopes, options);
   }
 
   /**
@@ -258,24 +197,6 @@ export class Auth {
    * @param deviceCodeOrResponse - the `device_code`, or the whole response of {@link Auth.deviceCode}
    */
   async pollDeviceToken(deviceCodeOrResponse: string | DeviceAuthorization, options?: PollDeviceTokenOptions): Promise<TokenSet> {
-    const issues: ValidationIssue[] = [];
-    const response = typeof deviceCodeOrResponse === 'object' && deviceCodeOrResponse !== null ? deviceCodeOrResponse : undefined;
-    const deviceCode = response ? response.device_code : deviceCodeOrResponse;
-    checkString(issues, response ? 'device_code' : 'deviceCode', deviceCode);
-    const signal = checkSignal(issues, options);
-    const interval = options?.interval ?? (typeof response?.interval === 'number' ? response.interval : DEVICE_POLL_INTERVAL);
-    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0) {
-      issues.push({ path: 'interval', message: 'must be a number of seconds ≥ 0', code: 'invalid_value' });
-    }
-    throwIfAny('Invalid device token poll', issues);
-    return pollDeviceAuthorization(this.#ctx.grant, {
-      tokenPath: this.#ctx.endpoints.clientCredentials,
-      deviceCode: deviceCode as string,
-      // A server (or caller) asking for 0 s would turn polling into a busy loop against the identity host.
-      interval: Math.max(interval, MIN_DEVICE_POLL_INTERVAL),
-      authorization: response,
-      sleep: this.#ctx.sleep,
-      signal,
-    });
+    return (await flows.load()).pollDeviceToken(this.#ctx, deviceCodeOrResponse, options);
   }
 }

@@ -1,5 +1,5 @@
-import * as oauth from 'oauth4webapi';
-import { authorizationServer, type GrantContext, requestOptions, runGrant, toTokenSet } from './grant.js';
+import type { GrantContext } from './grant-context.js';
+import { tokenEndpointGrant } from './token-endpoint.js';
 import { scopeList } from '../core/scopes.js';
 import { isFresh, type TokenSet, type TokenStore } from './token-store.js';
 
@@ -15,17 +15,11 @@ export function tokenKey(clientId: string, scopes: readonly string[]): string {
 }
 
 /** Requests one client-credentials token set (POST `{auth_url}/oauth2/token`, `client_secret_post`). */
-export async function requestClientCredentials(ctx: GrantContext, tokenPath: string, scopes: readonly string[], signal?: AbortSignal): Promise<TokenSet> {
-  const url = ctx.authUrl + tokenPath;
-  const as = authorizationServer(ctx, { token_endpoint: url });
-  const client: oauth.Client = { client_id: ctx.clientId };
-  return runGrant('client credentials grant', async () => {
-    const params = new URLSearchParams();
-    const scope = scopeList(scopes).join(' ');
-    if (scope) params.set('scope', scope);
-    const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, requestOptions(ctx, url, signal));
-    return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), ctx.now());
-  }, signal);
+export function requestClientCredentials(ctx: GrantContext, tokenPath: string, scopes: readonly string[], signal?: AbortSignal): Promise<TokenSet> {
+  const params = new URLSearchParams();
+  const scope = scopeList(scopes).join(' ');
+  if (scope) params.set('scope', scope);
+  return tokenEndpointGrant(ctx, ctx.authUrl + tokenPath, 'client_credentials', params, 'client credentials grant', signal);
 }
 
 /**

@@ -1,24 +1,13 @@
 import * as oauth from 'oauth4webapi';
-import { AbortError, ConnectionError, OAuthError, OpenBankingError, TimeoutError } from '../errors.js';
+import { ConnectionError, OAuthError, type OpenBankingError } from '../errors.js';
 import { isLoopbackHost } from '../core/loopback.js';
-import { isRedirect, readText, redirectMessage, scrubCause } from '../core/http.js';
-import { redactText } from '../core/redact.js';
-import type { TokenSet } from './token-store.js';
+import { scrubCause } from '../core/http.js';
+import { type GrantContext, grantSignal, guardedFetch, maskText, runGrant as runAnyGrant } from './grant-context.js';
 
-/** What a grant needs to reach the identity host. */
-export interface GrantContext {
-  clientId: string;
-  clientSecret: string;
-  authUrl: string;
-  fetch: typeof fetch | undefined;
-  timeout: number;
-  /** Largest answer read (bytes). */
-  maxResponseBytes: number;
-  /** The client's clock in milliseconds (the `now` option): token expiry is judged by it. */
-  now: () => number;
-}
+// The customer-facing grants (code exchange, refresh, device code) run through oauth4webapi; this
+// module and they load with the first of them, never on the API call path.
 
-export { isLoopbackHost };
+export { type GrantContext, toTokenSet } from './grant-context.js';
 
 /** The authorization-server description oauth4webapi works from, for one endpoint. */
 export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.AuthorizationServer>): oauth.AuthorizationServer {
@@ -30,70 +19,21 @@ export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.A
  * most `maxResponseBytes`), a timeout, and plain HTTP only on loopback.
  */
 export function requestOptions(ctx: GrantContext, url: string, signal?: AbortSignal): oauth.TokenEndpointRequestOptions {
-  const timeout = AbortSignal.timeout(ctx.timeout);
   return {
     [oauth.customFetch]: (input, init) => guardedFetch(ctx, input, init),
     [oauth.allowInsecureRequests]: isLoopbackHost(new URL(url).hostname),
-    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    signal: grantSignal(ctx, signal),
   };
 }
 
-/**
- * One request to the identity host: a 3xx rejects with `OAuthError` carrying its status (nothing
- * goes to the `Location`), and the body is read up to `maxResponseBytes` before oauth4webapi
- * parses it.
- */
-async function guardedFetch(ctx: GrantContext, input: string | URL | Request, init: RequestInit | undefined): Promise<Response> {
-  const response = await (ctx.fetch ?? globalThis.fetch)(input, { ...init, redirect: 'manual' });
-  if (isRedirect(response)) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) });
-  }
-  let text: string;
-  try {
-    text = await readText(response, ctx.maxResponseBytes);
-  } catch (error) {
-    // The body stopped half-way (the connection closed after the status line): a network failure.
-    if (error instanceof TypeError) throw new ConnectionError('the connection closed before the whole answer arrived', { cause: scrubCause(error) });
-    throw error;
-  }
-  return new Response(response.status === 204 || response.status === 205 ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+/** Runs one oauth4webapi grant and maps every failure to an SDK error (see {@link oauthFailure}). */
+export function runGrant<T>(what: string, step: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  return runAnyGrant(what, step, signal, oauthFailure);
 }
 
-const maskText = (text: string | undefined): string | undefined => (text === undefined ? undefined : redactText(text));
-
-/** Converts oauth4webapi's token response into a {@link TokenSet} with `expires_at`. */
-export function toTokenSet(response: oauth.TokenEndpointResponse, nowMs: number = Date.now()): TokenSet {
-  const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : 3600;
-  const set: TokenSet = {
-    access_token: response.access_token,
-    // oauth4webapi lowercases the type; the spec writes it `Bearer`.
-    token_type: response.token_type === 'bearer' ? 'Bearer' : response.token_type,
-    expires_in: expiresIn,
-    expires_at: Math.floor(nowMs / 1000) + expiresIn,
-  };
-  if (typeof response.refresh_token === 'string') set.refresh_token = response.refresh_token;
-  if (typeof response.scope === 'string') set.scope = response.scope;
-  return set;
-}
-
-/**
- * Runs one grant (request + process) and maps every failure to an SDK error: OAuth error bodies
- * to {@link OAuthError}, network failures to {@link ConnectionError} / {@link TimeoutError}.
- */
-export async function runGrant<T>(what: string, step: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    throw toGrantError(what, error, signal);
-  }
-}
-
-function toGrantError(what: string, error: unknown, signal: AbortSignal | undefined): OpenBankingError {
-  if (error instanceof OpenBankingError) return error;
-  if (signal?.aborted) return new AbortError(`${what}: aborted`);
+/** oauth4webapi's errors as SDK errors: OAuth error bodies and challenges to {@link OAuthError}. */
+function oauthFailure(what: string, error: unknown): OpenBankingError | undefined {
   if (error instanceof oauth.ResponseBodyError) {
-    // The server's text is masked like any body before it reaches a log line through the error.
     return new OAuthError(error.error, maskText(error.error_description), { status: error.status });
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
@@ -116,10 +56,5 @@ function toGrantError(what: string, error: unknown, signal: AbortSignal | undefi
   if (error instanceof oauth.UnsupportedOperationError) {
     return new OAuthError('server_error', `${what}: unsupported answer from the identity host (${error.message})`);
   }
-  const name = (error as { name?: string } | null)?.name;
-  // A custom fetch's error may carry the request (the form body holds client_secret): keep its
-  // class, message start and code only, as the API path does.
-  if (name === 'TimeoutError') return new TimeoutError(`${what}: the identity host did not answer in time`, { cause: scrubCause(error) });
-  if (name === 'AbortError') return new AbortError(`${what}: aborted`);
-  return new ConnectionError(`${what}: could not reach the identity host`, { cause: scrubCause(error) });
+  return undefined;
 }

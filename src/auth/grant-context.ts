@@ -1,0 +1,100 @@
+import { AbortError, ConnectionError, OAuthError, OpenBankingError, TimeoutError } from '../errors.js';
+import { isRedirect, readText, redirectMessage, scrubCause } from '../core/http.js';
+import { redactText } from '../core/redact.js';
+import type { TokenSet } from './token-store.js';
+
+// What every grant shares, without oauth4webapi: the client-credentials grant (the one on the
+// call path) runs on this alone, so oauth4webapi loads only with the customer-facing flows.
+
+/** What a grant needs to reach the identity host. */
+export interface GrantContext {
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  fetch: typeof fetch | undefined;
+  timeout: number;
+  /** Largest answer read (bytes). */
+  maxResponseBytes: number;
+  /** The client's clock in milliseconds (the `now` option): token expiry is judged by it. */
+  now: () => number;
+}
+
+/** The attempt's signal: the caller's, if any, bounded by the client's timeout. */
+export function grantSignal(ctx: GrantContext, signal?: AbortSignal): AbortSignal {
+  const timeout = AbortSignal.timeout(ctx.timeout);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+}
+
+/**
+ * One request to the identity host: a 3xx rejects with `OAuthError` carrying its status (nothing
+ * goes to the `Location`), and the body is read up to `maxResponseBytes` before it is parsed.
+ */
+export async function guardedFetch(ctx: GrantContext, input: string | URL | Request, init: RequestInit | undefined): Promise<Response> {
+  const response = await (ctx.fetch ?? globalThis.fetch)(input, { ...init, redirect: 'manual' });
+  if (isRedirect(response)) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) });
+  }
+  let text: string;
+  try {
+    text = await readText(response, ctx.maxResponseBytes);
+  } catch (error) {
+    // The body stopped half-way (the connection closed after the status line): a network failure.
+    if (error instanceof TypeError) throw new ConnectionError('the connection closed before the whole answer arrived', { cause: scrubCause(error) });
+    throw error;
+  }
+  return new Response(response.status === 204 || response.status === 205 ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** The server's text, masked like any body before it reaches a log line through an error. */
+export const maskText = (text: string | undefined): string | undefined => (text === undefined ? undefined : redactText(text));
+
+/** A token endpoint's answer, already checked (RFC 6749 §5.1): what {@link toTokenSet} reads. */
+export interface TokenEndpointAnswer {
+  access_token: string;
+  token_type: string;
+  expires_in?: number;
+  refresh_token?: string;
+  scope?: string;
+}
+
+/** Converts a checked token response into a {@link TokenSet} with `expires_at`. */
+export function toTokenSet(response: TokenEndpointAnswer, nowMs: number = Date.now()): TokenSet {
+  const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : 3600;
+  const set: TokenSet = {
+    access_token: response.access_token,
+    // Token types compare case-insensitively (RFC 6749 §5.1); the spec writes it `Bearer`.
+    token_type: response.token_type.toLowerCase() === 'bearer' ? 'Bearer' : response.token_type,
+    expires_in: expiresIn,
+    expires_at: Math.floor(nowMs / 1000) + expiresIn,
+  };
+  if (typeof response.refresh_token === 'string') set.refresh_token = response.refresh_token;
+  if (typeof response.scope === 'string') set.scope = response.scope;
+  return set;
+}
+
+/** Maps a failure the grant did not classify itself to an SDK error. */
+export type GrantErrorMap = (what: string, error: unknown, signal: AbortSignal | undefined) => OpenBankingError | undefined;
+
+/**
+ * Runs one grant (request + process) and maps every failure to an SDK error: `map` first (the
+ * OAuth library's errors), then network failures to {@link ConnectionError} / {@link TimeoutError}.
+ */
+export async function runGrant<T>(what: string, step: () => Promise<T>, signal?: AbortSignal, map?: GrantErrorMap): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof OpenBankingError) throw error;
+    if (signal?.aborted) throw new AbortError(`${what}: aborted`);
+    throw map?.(what, error, signal) ?? networkFailure(what, error);
+  }
+}
+
+function networkFailure(what: string, error: unknown): OpenBankingError {
+  const name = (error as { name?: string } | null)?.name;
+  // A custom fetch's error may carry the request (the form body holds client_secret): keep its
+  // class, message start and code only, as the API path does.
+  if (name === 'TimeoutError') return new TimeoutError(`${what}: the identity host did not answer in time`, { cause: scrubCause(error) });
+  if (name === 'AbortError') return new AbortError(`${what}: aborted`);
+  return new ConnectionError(`${what}: could not reach the identity host`, { cause: scrubCause(error) });
+}

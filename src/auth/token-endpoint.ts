@@ -1,0 +1,93 @@
+import { OAuthError } from '../errors.js';
+import { type GrantContext, grantSignal, guardedFetch, maskText, runGrant, type TokenEndpointAnswer, toTokenSet } from './grant-context.js';
+import type { TokenSet } from './token-store.js';
+
+// The client-credentials grant without an OAuth library, so that the first API call loads none:
+// a form POST with `client_secret_post` (RFC 6749 §4.4, §2.3.1), and the answer checked as
+// oauth4webapi checks it for the customer-facing grants (§5.1 success, §5.2 errors, RFC 6750 §3
+// challenges). The two paths answer the same SDK errors for the same server behaviour.
+
+/** Sends one grant to the token endpoint at `url` and returns its checked token set. */
+export function tokenEndpointGrant(ctx: GrantContext, url: string, grantType: string, params: URLSearchParams, what: string, signal?: AbortSignal): Promise<TokenSet> {
+  return runGrant(
+    what,
+    async () => {
+      const body = new URLSearchParams(params);
+      body.set('grant_type', grantType);
+      body.set('client_id', ctx.clientId);
+      body.set('client_secret', ctx.clientSecret);
+      const response = await guardedFetch(ctx, url, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
+        body,
+        signal: grantSignal(ctx, signal),
+      });
+      return toTokenSet(await tokenAnswer(what, response), ctx.now());
+    },
+    signal,
+  );
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isJson = (response: Response): boolean => response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** The answer as a token response, or the `OAuthError` it stands for. */
+async function tokenAnswer(what: string, response: Response): Promise<TokenEndpointAnswer> {
+  const { status } = response;
+  const unexpected = (detail: string, withStatus = false) =>
+    new OAuthError('server_error', `${what}: unexpected answer from the identity host (${detail})`, withStatus ? { status } : {});
+  const body = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  if (status !== 200) {
+    const challenge = firstChallenge(response.headers.get('www-authenticate'));
+    if (challenge) throw new OAuthError(challenge.error ?? 'invalid_client', maskText(challenge.error_description), { status });
+    if (status > 399 && status < 500 && isJson(response) && isObject(json) && typeof json.error === 'string' && json.error) {
+      throw new OAuthError(json.error, maskText(text(json.error_description)), { status });
+    }
+    throw unexpected(`HTTP ${status}`, true);
+  }
+  if (json === undefined) throw isJson(response) ? unexpected('failed to parse "response" body as JSON') : unexpected(`HTTP ${status}`, true);
+  if (!isObject(json)) throw unexpected('"response" body must be a top level object');
+  for (const field of ['access_token', 'token_type'] as const) {
+    if (typeof json[field] !== 'string' || !json[field]) throw unexpected(`"response" body "${field}" property must be a non-empty string`);
+  }
+  const answer = json as unknown as TokenEndpointAnswer;
+  answer.token_type = answer.token_type.toLowerCase();
+  if (answer.expires_in !== undefined) {
+    const expiresIn = typeof answer.expires_in === 'number' ? answer.expires_in : parseFloat(answer.expires_in);
+    if (!Number.isFinite(expiresIn) || expiresIn < 0) throw unexpected('"response" body "expires_in" property must be a non-negative number');
+    answer.expires_in = expiresIn;
+  }
+  if (answer.refresh_token !== undefined && (typeof answer.refresh_token !== 'string' || !answer.refresh_token)) {
+    throw unexpected('"response" body "refresh_token" property must be a non-empty string');
+  }
+  if (answer.scope !== undefined && typeof answer.scope !== 'string') throw unexpected('"response" body "scope" property must be a string');
+  if (answer.token_type !== 'bearer' && answer.token_type !== 'dpop') {
+    throw new OAuthError('server_error', `${what}: unsupported answer from the identity host (unsupported \`token_type\` value)`);
+  }
+  return answer;
+}
+
+// RFC 9110 §11.6.1: a challenge is a scheme then `name=value` or `name="quoted"` parameters.
+const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
+const SCHEME = new RegExp(`^[,\\s]*${TOKEN}`);
+const PARAM = new RegExp(`^[,\\s]*(${TOKEN})\\s*=\\s*(?:"((?:[^"\\\\]|\\\\[\\s\\S])*)"|(${TOKEN}))`);
+
+/** The `error` parameters of the first challenge of a `WWW-Authenticate` header, if it parses. */
+function firstChallenge(header: string | null): { error?: string; error_description?: string } | undefined {
+  const scheme = header?.match(SCHEME);
+  if (!header || !scheme) return undefined;
+  const params: Record<string, string> = {};
+  let rest = header.slice(scheme[0].length);
+  for (let match = rest.match(PARAM); match; match = rest.match(PARAM)) {
+    params[match[1]!.toLowerCase()] ??= match[2]?.replace(/\\([\s\S])/g, '$1') ?? match[3]!;
+    rest = rest.slice(match[0].length);
+  }
+  return params;
+}
