@@ -1,5 +1,6 @@
 import { Auth } from './auth/auth.js';
-import { ClientCredentialsTokens } from './auth/client-credentials.js';
+import { ClientCredentialsTokens, type GrantGuard } from './auth/client-credentials.js';
+import type { SharedCustomerRefresh } from './fleet/handle.js';
 import { type CustomerSessionOptions, CustomerTokens } from './auth/customer-tokens.js';
 import type { GrantContext } from './auth/grant-context.js';
 import type { TokenSetInput } from './auth/token-store.js';
@@ -10,7 +11,6 @@ import type { RequestOptions } from './core/call-options.js';
 import { checkRequestParams, DEFAULT_REQUEST_SECRET_FIELDS, type RequestParams, requestScopes } from './core/request-params.js';
 import { type Scope, scopeList } from './core/scopes.js';
 import { Transport } from './core/transport.js';
-import { fleetGrantGuard, sharedCustomerRefresh } from './auth/fleet-tokens.js';
 import { CustomerSession } from './customer-session.js';
 import { ValidationError } from './errors.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
@@ -64,7 +64,7 @@ export class OpenBanking extends Namespaces {
     const state: ClientState = {
       config,
       transport,
-      clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, config.fleet && fleetGrantGuard(config.fleet, config.fleetLockTtl)),
+      clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, fleetGuard(config)),
       bearers: new Map(),
     };
     super(runnerFor(state, undefined));
@@ -93,7 +93,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static register(params: RegisterParams): Promise<Registration> {
-    return import('./auth/register.js').then((registration) => registration.register(params));
+    return import('./on-demand.js').then((identity) => identity.register(params));
   }
 
   /**
@@ -124,7 +124,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static fetchRegistration(params: FetchRegistrationParams): Promise<Registration> {
-    return import('./auth/register.js').then((registration) => registration.fetchRegistration(params));
+    return import('./on-demand.js').then((identity) => identity.fetchRegistration(params));
   }
 
   /** The environment this client talks to. */
@@ -186,7 +186,8 @@ export class OpenBanking extends Namespaces {
     const state = this.#state;
     const { fleet, fleetLockTtl, now } = state.config;
     const id = typeof options?.id === 'string' ? options.id : undefined;
-    const shared = fleet && id !== undefined ? sharedCustomerRefresh(fleet, id, fleetLockTtl, now) : undefined;
+    const shared: SharedCustomerRefresh | undefined =
+      fleet && id !== undefined ? (current, grant) => fleet.parts().then((parts) => parts.customerRefresh(id, fleetLockTtl)(current, grant)) : undefined;
     const customerTokens = new CustomerTokens({ refresh: (refreshToken) => this.auth.refresh(refreshToken), now: () => now(), shared }, tokens, options);
     return new CustomerSession({
       runner: runnerFor(state, customerTokens.bearer),
@@ -242,6 +243,12 @@ function send<Data>(state: ClientState, params: RequestParams, options: RequestO
     const issues = checkRequestParams(params);
     if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
   });
+}
+
+/** With a fleet: one client-credentials grant per scope set across every process. */
+function fleetGuard(config: ResolvedOptions): GrantGuard | undefined {
+  const { fleet, fleetLockTtl } = config;
+  return fleet && ((key, read, produce) => fleet.parts().then((parts) => parts.grantGuard(fleetLockTtl)(key, read, produce)));
 }
 
 /** What a grant needs from the client's options. */

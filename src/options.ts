@@ -1,4 +1,3 @@
-import { FleetTokenStore } from './auth/fleet-tokens.js';
 import { MemoryTokenStore, type TokenStore } from './auth/token-store.js';
 import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
@@ -8,7 +7,8 @@ import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLo
 import { defaultSleep, type Sleep } from './core/retry.js';
 import { type Scope, SCOPES } from './core/scopes.js';
 import type { SignatureEncoding } from './core/signature.js';
-import { FleetLink } from './fleet/link.js';
+import { FleetHandle } from './fleet/handle.js';
+import { Lazy } from './core/lazy.js';
 import type { FleetStore } from './fleet/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
 
@@ -237,7 +237,10 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   issues.throwIfAny('Invalid OpenBanking options');
 
   const log = leveledLogger(logger, logLevel);
-  const link = fleet === undefined ? undefined : new FleetLink(fleet, { clientId, log });
+  const now = input.now ?? Date.now;
+  const sleep = input.sleep ?? defaultSleep;
+  // The coordination code loads with the fleet's first use, with the other on-demand parts.
+  const link = fleet === undefined ? undefined : new FleetHandle(clientId, () => import('./on-demand.js').then((parts) => parts.connectFleet(fleet, { clientId, log, now })));
   return {
     clientId,
     clientSecret,
@@ -256,15 +259,16 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     timeout,
     maxResponseBytes,
     fetch: input.fetch,
-    tokenStore: input.tokenStore ?? (link ? new FleetTokenStore(link, input.now ?? Date.now) : new MemoryTokenStore(input.now ?? Date.now)),
+    tokenStore: input.tokenStore ?? (link ? link.tokenStore() : new MemoryTokenStore(now)),
     fleet: link,
     fleetLockTtl: timeout + 1_000,
     operationScopes,
     logger: log,
     rateLimit,
+    limiter: rateLimit && new Lazy(() => import('./on-demand.js').then((parts) => parts.callLimiter(rateLimit, link, now, sleep))),
     decryptResponses: input.decryptResponses ?? true,
-    sleep: input.sleep ?? defaultSleep,
-    now: input.now ?? Date.now,
+    sleep,
+    now,
   };
 }
 

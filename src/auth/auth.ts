@@ -7,9 +7,9 @@ import type { GrantContext } from './grant-context.js';
 import type { ScopeInput } from '../core/scopes.js';
 import type { TokenSet } from './token-store.js';
 
-// The grants' checks and requests (and oauth4webapi under them) load with the first grant called,
-// never with the client: an API call needs none of them.
-const flows = new Lazy(() => import('./flows.js'));
+// The grants' checks and requests (and oauth4webapi under them) load with the first grant called
+// (`on-demand.ts`), never with the client: an API call needs none of them.
+const flows = new Lazy(() => import('../on-demand.js'));
 
 /** What `ob.auth` needs from its client. */
 export interface AuthContext {

@@ -25,5 +25,5 @@ import type { AuthorizationRequest, AuthorizationRequestParams } from './authori
  * @group OAuth
  */
 export async function createAuthorizationRequest(params: AuthorizationRequestParams): Promise<AuthorizationRequest> {
-  return (await import('./authorization.js')).createAuthorizationRequest(params);
+  return (await import('../on-demand.js')).createAuthorizationRequestNow(params);
 }

@@ -20,7 +20,7 @@ import {
 
 // The authorize URL with PKCE through oauth4webapi. The `openbanking-ng/pkce` entry imports this
 // module directly; the main entry loads it on the first `createAuthorizationRequest`
-// (`authorization-lazy.ts`), so that a client making API calls never loads oauth4webapi.
+// (`authorization-lazy.ts`, through `on-demand.ts`), so that a client making API calls never loads oauth4webapi.
 
 /**
  * Builds the authorization request of the authorization-code flow with PKCE (S256): a random

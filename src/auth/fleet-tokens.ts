@@ -1,4 +1,6 @@
-import { exclusive, type FleetLink } from '../fleet/link.js';
+import type { FleetParts } from '../fleet/handle.js';
+import { exclusive, FleetLink, type FleetLog } from '../fleet/link.js';
+import type { FleetStore } from '../fleet/store.js';
 import { isFresh, type TokenSet, type TokenStore } from './token-store.js';
 
 /**
@@ -103,5 +105,20 @@ export function sharedCustomerRefresh(link: FleetLink, id: string, lockTtlMs: nu
       return kept;
     });
     return { tokens, refreshed };
+  };
+}
+
+/**
+ * The coordination code of the `fleet` option over the user's store: the link (250 ms limit,
+ * in-process fallback), shared tokens, locks and shared customer refreshes. Loaded with the
+ * fleet's first use (`FleetHandle`).
+ */
+export function connectFleet(store: FleetStore, options: { clientId: string; log: FleetLog; now: () => number }): FleetParts {
+  const link = new FleetLink(store, options);
+  return {
+    link,
+    tokens: new FleetTokenStore(link, options.now),
+    grantGuard: (lockTtlMs) => fleetGrantGuard(link, lockTtlMs),
+    customerRefresh: (id, lockTtlMs) => sharedCustomerRefresh(link, id, lockTtlMs, options.now),
   };
 }

@@ -1,9 +1,7 @@
 import { AbortError, ApiError, ConnectionError, OpenBankingError, TimeoutError, withIdempotencyKey } from '../errors.js';
 import type { PipelineConfig } from './config.js';
 import { AttemptTimeout, describeNetworkFailure, type HttpMethod, isRedirect, parseJson, redirectMessage, scrubCause, sendOnce } from './http.js';
-import { RateLimiter } from './rate-limiter.js';
 import { RenewalBackoff } from './renewal-backoff.js';
-import { SharedRateLimiter } from './shared-rate-limiter.js';
 import { redactHeaders, redactText } from './redact.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
 
@@ -36,7 +34,6 @@ export interface PreparedCall {
  * Resolves to the final 2xx answer; rejects with the typed error of the last attempt.
  */
 export class AttemptLoop {
-  readonly #limiter: Pick<RateLimiter, 'acquire'> | undefined;
   /** 401 renewals per token source: bounded once fresh tokens are refused too. */
   readonly #backoffs = new WeakMap<BearerSource, RenewalBackoff>();
   /** Private, never an own property: it holds the client secret. */
@@ -44,9 +41,6 @@ export class AttemptLoop {
 
   constructor(config: PipelineConfig) {
     this.#config = config;
-    const limit = config.rateLimit;
-    if (limit && config.fleet) this.#limiter = new SharedRateLimiter(config.fleet, limit, config.now, config.sleep);
-    else this.#limiter = limit ? new RateLimiter(limit.rate, limit.burst, limit.maxWait, config.now, config.sleep) : undefined;
   }
 
   async run(call: PreparedCall): Promise<{ response: Response; text: string }> {
@@ -63,7 +57,8 @@ export class AttemptLoop {
 
     for (let attempt = 1; ; attempt++) {
       headers.authorization = `Bearer ${token}`;
-      if (this.#limiter) await this.#limiter.acquire(signal, idempotencyKey);
+      const limiter = o.limiter;
+      if (limiter) await (limiter.value ?? (await limiter.load())).acquire(signal, idempotencyKey);
       const started = o.now();
       let response: Response;
       let text: string;

@@ -1,5 +1,5 @@
 import { type FieldCipher, plaintextCipher } from '../crypto/cipher.js';
-import type { FleetLink } from '../fleet/link.js';
+import type { FleetAccess } from '../fleet/handle.js';
 
 /** How many recent (idempotency key, field) ciphertexts a client remembers. */
 export const CIPHERTEXT_MEMO_SIZE = 1_000;
@@ -23,11 +23,11 @@ export const SHARED_CIPHERTEXT_TTL_MS = 6 * 60 * 60 * 1000;
  */
 export class CiphertextMemo {
   readonly #entries = new Map<string, Promise<string>>();
-  readonly #shared: FleetLink | undefined;
+  readonly #shared: FleetAccess | undefined;
 
   constructor(
     private readonly limit: number = CIPHERTEXT_MEMO_SIZE,
-    shared?: FleetLink,
+    shared?: FleetAccess,
   ) {
     this.#shared = shared;
   }

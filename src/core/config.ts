@@ -1,5 +1,6 @@
+import type { Lazy } from './lazy.js';
 import type { FieldCipher } from '../crypto/cipher.js';
-import type { FleetLink } from '../fleet/link.js';
+import type { FleetHandle } from '../fleet/handle.js';
 import type { LeveledLogger } from './logger.js';
 import type { Sleep } from './retry.js';
 import type { SignatureEncoding } from './signature.js';
@@ -70,6 +71,12 @@ export const PUBLISHED_RATE_LIMITS: Readonly<Record<Environment, RateLimit>> = O
 
 
 /** The settings the request pipeline works with: the client's options after validation and defaults. */
+/** Waits for a unit of the API rate budget before an attempt is sent. */
+export interface CallLimiter {
+  /** Resolves when the call may go; rejects with `RateLimitError` when the wait would pass `maxWait`. */
+  acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<void>;
+}
+
 export interface PipelineConfig {
   clientSecret: string;
   environment: Environment;
@@ -88,9 +95,11 @@ export interface PipelineConfig {
   fetch: typeof fetch | undefined;
   logger: LeveledLogger;
   rateLimit: { rate: number; burst: number; maxWait: number } | undefined;
+  /** The limiter of `rateLimit` (the fleet's shared bucket with a fleet), loaded with the first call. */
+  limiter: Lazy<CallLimiter> | undefined;
   decryptResponses: boolean;
   /** The fleet's shared state (rate budget, ciphertexts), when the `fleet` option is set. */
-  fleet: FleetLink | undefined;
+  fleet: FleetHandle | undefined;
   sleep: Sleep;
   now: () => number;
 }

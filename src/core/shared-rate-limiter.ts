@@ -1,5 +1,7 @@
 import { AbortError, RateLimitError } from '../errors.js';
-import type { FleetLink } from '../fleet/link.js';
+import type { FleetAccess } from '../fleet/handle.js';
+import type { CallLimiter } from './config.js';
+import { RateLimiter } from './rate-limiter.js';
 import type { Sleep } from './retry.js';
 
 /**
@@ -21,10 +23,10 @@ export function reservedUnits(burst: number): number {
 /** The fleet's shared token bucket; see {@link reservedUnits} for the reserve. */
 export class SharedRateLimiter {
   readonly #key: string;
-  readonly #link: FleetLink;
+  readonly #link: FleetAccess;
 
   constructor(
-    link: FleetLink,
+    link: FleetAccess,
     private readonly limit: { rate: number; burst: number; maxWait: number },
     private readonly now: () => number,
     private readonly sleep: Sleep,
@@ -60,4 +62,9 @@ export class SharedRateLimiter {
     }
     if (signal?.aborted) throw new AbortError('The request was aborted while waiting for rate-limit budget', { idempotencyKey });
   }
+}
+
+/** The limiter of the `rateLimit` option: the fleet's shared bucket with a fleet, else this process's. */
+export function callLimiter(limit: { rate: number; burst: number; maxWait: number }, fleet: FleetAccess | undefined, now: () => number, sleep: Sleep): CallLimiter {
+  return fleet ? new SharedRateLimiter(fleet, limit, now, sleep) : new RateLimiter(limit.rate, limit.burst, limit.maxWait, now, sleep);
 }
