@@ -46,8 +46,9 @@ if (!(failure instanceof ${main}.CipherError)) throw new Error('tripleDesCipher 
   process.stdout.write(run('node', ['esm.mjs'], work));
   process.stdout.write(run('node', ['cjs.cjs'], work));
 
-  // Importing the main entry loads neither zod, ky nor uuid: they load with the first call that
-  // needs them (docs/performance.md). A resolve hook records every module the import reaches.
+  // Importing the main entry loads neither zod, ky, uuid nor oauth4webapi: the first three load
+  // with the first call that needs them, and oauth4webapi only with the customer-facing grants or
+  // PKCE, never with an API call (docs/performance.md). A resolve hook records every module reached.
   writeFileSync(
     join(work, 'resolve-log.mjs'),
     `import { appendFileSync } from 'node:fs';
@@ -70,12 +71,37 @@ register('./resolve-log.mjs', import.meta.url, { data: { log: log.href } });
 await import('${pkg.name}');
 const resolved = readFileSync(log, 'utf8').split(' ');
 if (!resolved.some((url) => url.includes('/node_modules/${pkg.name}/'))) throw new Error('the resolve hook saw nothing');
-const deferred = resolved.filter((url) => ['zod', 'ky', 'uuid'].some((dep) => url.includes('/node_modules/' + dep + '/')));
+const deferred = resolved.filter((url) => ['zod', 'ky', 'uuid', 'oauth4webapi'].some((dep) => url.includes('/node_modules/' + dep + '/')));
 if (deferred.length > 0) throw new Error('importing ${pkg.name} loaded ' + deferred.join(', '));
-console.log('lazy ok: importing ${pkg.name} loads neither zod, ky nor uuid');
+console.log('lazy ok: importing ${pkg.name} loads neither zod, ky, uuid nor oauth4webapi');
 `,
   );
   process.stdout.write(run('node', ['lazy.mjs'], work));
+  writeFileSync(
+    join(work, 'first-call.mjs'),
+    `import { register } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
+const log = new URL('./first-call.log', import.meta.url);
+writeFileSync(log, '');
+register('./resolve-log.mjs', import.meta.url, { data: { log: log.href } });
+const { OpenBanking } = await import('${pkg.name}');
+const { startSandboxServer } = await import('${pkg.name}/testing');
+const server = await startSandboxServer();
+try {
+  const app = server.registerClient();
+  const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: server.baseUrl, authUrl: server.authUrl, logLevel: 'off' });
+  await ob.cards.create({ account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } });
+} finally {
+  await server.close();
+}
+const resolved = readFileSync(log, 'utf8').split(' ');
+const oauth = resolved.filter((url) => url.includes('/node_modules/oauth4webapi/'));
+if (oauth.length > 0) throw new Error('a token and a card loaded ' + oauth.join(', '));
+if (!resolved.some((url) => url.includes('/node_modules/ky/'))) throw new Error('the resolve hook did not see the call');
+console.log('first call ok: the client-credentials token and a card load no oauth4webapi');
+`,
+  );
+  process.stdout.write(run('node', ['first-call.mjs'], work));
 
   // The sandbox from the packed package, in both module systems: a card created over real HTTP.
   const sandboxUse = (load) => `${load}
