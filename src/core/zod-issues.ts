@@ -46,7 +46,9 @@ export function toIssues(error: z.core.$ZodError, input: unknown, prefix = ''): 
       for (const key of issue.keys) out.push({ path: join([...issue.path, key]), message: 'is not a known field', code: issue.code });
     } else {
       const given = issue.code === 'invalid_type' ? valueAt(input, issue.path) : null;
-      out.push({ path: join(issue.path), message: describe(issue, input), code: given === undefined ? 'missing' : issue.code });
+      // A refinement standing for a type or a bound names its code in `params` (schemas/common.ts).
+      const code = issue.code === 'custom' && typeof issue.params?.code === 'string' ? issue.params.code : issue.code;
+      out.push({ path: join(issue.path), message: describe(issue, input), code: given === undefined ? 'missing' : code });
     }
   }
   return out;

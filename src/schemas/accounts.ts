@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../core/operation.js';
-import { customPropertiesOut, customPropertiesSchema, isoDate, maybe, maybeNumber, maybeText, openEnum, plainObject, text } from './common.js';
+import { anyObject, jsonType, customPropertiesOut, customPropertiesSchema, isoDate, maybe, maybeNumber, maybeText, openEnum, pageNumber, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the account operations (§7 of the provider reference), loaded with the first
@@ -8,7 +8,7 @@ import { customPropertiesOut, customPropertiesSchema, isoDate, maybe, maybeNumbe
  * fields and take every member as optional (samples carry `null`).
  */
 
-const looseRecord = () => z.optional(z.record(z.string(), z.unknown()));
+const looseRecord = () => z.optional(anyObject());
 
 /** Body of `POST /accounts`: the reference flags no field as required. */
 export const openAccountSchema = plainObject(
@@ -120,7 +120,7 @@ export const transactionsQuerySchema = plainObject(
     /** End of the range, `YYYY-MM-DD`. */
     to: isoDate(),
     /** Page to start from (≥ 1). Default 1. */
-    page: z.optional(z.int().check(z.gte(1))),
+    page: z.optional(pageNumber()),
   }),
 );
 
@@ -151,16 +151,16 @@ export const transactionSummarySchema = z.looseObject({
   /** Sum of the credits. */
   total_credit_value: maybeNumber(),
   /** How many pages there are. */
-  pages: maybe(z.union([z.number(), z.string()])),
+  pages: maybe(jsonType('number', 'string')),
   /** Items per page. */
-  records_per_page: maybe(z.union([z.number(), z.string()])),
+  records_per_page: maybe(jsonType('number', 'string')),
 });
 
 /** One transaction of an account. */
 /** The members account and savings transactions share (savings: no `authorization_token`, plus `status`). */
 export const transactionFields = {
   /** Transaction identifier. */
-  id: maybe(z.union([z.string(), z.number()])),
+  id: maybe(jsonType('string', 'number')),
   /** Amount, major units. */
   amount: maybeNumber(),
   /** Channel, e.g. `'ATM'`. */
@@ -228,7 +228,7 @@ export const placeHoldSchema = plainObject(
     /** Your unique reference for the hold, e.g. `'HLD123456789'`. */
     reference: text(),
     /** Amount to hold, major units. */
-    amount: z.number().check(z.positive()),
+    amount: positive(),
     /** Reason for the hold. */
     narration: text(),
     /** When the hold starts, `YYYY-MM-DD`. */

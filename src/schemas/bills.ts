@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../core/operation.js';
-import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, plainObject, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, id, jsonType, maybe, maybeNumber, maybeText, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the bill-payment operations (§9 of the provider reference), loaded with the
@@ -43,7 +43,7 @@ export const billerProductSchema = z.looseObject({
   /** Fee in major units. */
   fee: maybeNumber(),
   /** The product's fixed amount, or whether its amount is fixed (the reference does not say which). */
-  fixed_amount: maybe(z.union([z.number(), z.boolean()])),
+  fixed_amount: maybe(jsonType('number', 'boolean')),
 });
 
 /** One biller of a category. */
@@ -112,7 +112,7 @@ export const billValidationSchema = z.looseObject({
 export const payBillSchema = plainObject(
   z.strictObject({
     /** Amount in major units. */
-    amount: z.number().check(z.positive()),
+    amount: positive(),
     /** The account to debit. */
     source_account_number: text(),
     /** Who the bill is for: `{ name, email, phone }`. */

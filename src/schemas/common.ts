@@ -50,7 +50,7 @@ export const maybeText = () => maybe(z.string());
 export const maybeNumber = () => maybe(z.number());
 
 /** An id that is a number on some pages and a string on others. */
-export const id = () => z.union([z.string(), z.number()]);
+export const id = () => jsonType('string', 'number');
 
 /**
  * An enum the provider has no full list of: the known values as hints, any other string accepted
@@ -77,3 +77,28 @@ export const customPropertiesOut = () => maybe(z.array(customPropertyOutSchema))
 
 /** A calendar date, `YYYY-MM-DD`. */
 export const isoDate = () => z.string().check(z.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YYYY-MM-DD'));
+
+// Number bounds as refinements: zod's own number checks (`z.positive`, `z.int`, `z.gte`) and
+// `z.record` each add their code to the zod chunk every namespace shares, so that the first call
+// of any namespace would pay for what one namespace uses. A refinement adds nothing to it.
+const bound = (ok: (n: number) => boolean, error: string, code: string) => z.refine<number>(ok, { error, params: { code } });
+
+/** A number greater than 0 (an amount). */
+export const positive = () => z.number().check(bound((n) => n > 0, 'must be greater than 0', 'too_small'));
+
+/** A page number: a whole number from 1. */
+export const pageNumber = () => z.number().check(bound(Number.isSafeInteger, 'must be a whole number', 'invalid_type'), bound((n) => n >= 1, 'must be at least 1', 'too_small'));
+
+/** Any JSON object, its members kept as sent. */
+export const anyObject = () => z.looseObject({});
+
+type JsonTypes = { string: string; number: number; boolean: boolean };
+
+/**
+ * A value of one of the given JSON types, e.g. an id the provider sends as a string or a number.
+ * Checked with a refinement, not `z.union`, whose code every namespace's first call would load.
+ */
+export function jsonType<const T extends ReadonlyArray<keyof JsonTypes>>(...types: T): z.ZodMiniType<JsonTypes[T[number]]> {
+  const ok = (value: unknown) => (types as readonly string[]).includes(typeof value) && (typeof value !== 'number' || Number.isFinite(value));
+  return z.custom<JsonTypes[T[number]]>(ok, { error: `must be a ${types.join(' or a ')}`, params: { code: 'invalid_type' } });
+}

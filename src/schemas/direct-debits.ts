@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../core/operation.js';
-import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, openEnum, plainObject, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, openEnum, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the direct-debit operations (§11 of the provider reference), loaded with the
@@ -17,7 +17,7 @@ const mandateFields = {
   /** Shown to the customer. */
   narration: text(),
   /** Amount per debit, major units. */
-  amount: z.number().check(z.positive()),
+  amount: positive(),
   /** First day a debit may happen (a date, e.g. `'2025-01-01'`). */
   start_date: z.optional(text()),
   /** Debits attempted after this date fail. */
@@ -58,7 +58,7 @@ export const updateMandateSchema = plainObject(
 export const chargeMandateSchema = plainObject(
   z.strictObject({
     /** Amount to debit, major units. */
-    amount: z.number().check(z.positive()),
+    amount: positive(),
     /** Your reference for this debit. */
     reference: z.optional(text()),
     /** Shown to the customer. */

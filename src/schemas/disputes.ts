@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../core/operation.js';
-import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, plainObject, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the dispute operations (§10 of the provider reference), loaded with the first
@@ -35,7 +35,7 @@ export const createDisputeSchema = plainObject(
     /** A category id from `disputes.categories.list()`. */
     dispute_category_id: text(),
     /** The disputed amount, major units. */
-    amount: z.number().check(z.positive()),
+    amount: positive(),
     /** Extension items. */
     custom_properties: customPropertiesSchema,
   }),

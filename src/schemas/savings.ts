@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../core/operation.js';
 import { transactionFields, transactionSummarySchema } from './accounts.js';
-import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, plainObject, text } from './common.js';
+import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, plainObject, text } from './common.js';
 
 /*
  * The zod schemas of the savings operations (§14 of the provider reference), loaded with the first
@@ -65,7 +65,7 @@ export const savingsTransactionsQuerySchema = z.optional(
       /** End of the range. */
       to: z.optional(text()),
       /** Page to start from (≥ 1). Default 1. */
-      page: z.optional(z.int().check(z.gte(1))),
+      page: z.optional(pageNumber()),
     }),
   ),
 );

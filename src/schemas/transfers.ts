@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { defineOperation } from '../core/operation.js';
-import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, plainObject, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the transfer operations (§8 of the provider reference), loaded with the first
@@ -35,7 +35,7 @@ export const nameEnquiryResultSchema = z.looseObject({
 export const createTransferSchema = plainObject(
   z.looseObject({
     /** Amount in major units (`100` is ₦100.00). */
-    amount: z.number().check(z.positive()),
+    amount: positive(),
     /** The account to debit. */
     source_account_number: text(),
     /** The destination bank's code. */

@@ -102,6 +102,16 @@ describe('bills: tolerance of what the provider sends', () => {
     expect((error as ResponseValidationError).rawBody).toContain('"a":[]');
   });
 
+  it('an id that is neither a string nor a number, or a fixed amount that is neither a number nor a boolean, is a ResponseValidationError', async () => {
+    const { ob } = answerWith(server, { billers: [{ category_id: true, id: 77, name: 'DStv', products: [{ id: 9, fixed_amount: 'yes' }] }] });
+    const error = (await ob.bills.billers.list(3).catch((e: unknown) => e)) as ResponseValidationError;
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.issues).toEqual([
+      expect.objectContaining({ path: 'data.billers.0.category_id', message: 'must be a string or a number', code: 'invalid_type' }),
+      expect.objectContaining({ path: 'data.billers.0.products.0.fixed_amount', message: 'must be a number or a boolean', code: 'invalid_type' }),
+    ]);
+  });
+
   it('numeric biller, product and category ids are kept as numbers', async () => {
     const { ob } = answerWith(server, { billers: [{ category_id: 3, id: 77, name: 'DStv', products: [{ id: 9, fee: 100, fixed_amount: true }] }] });
     expect((await ob.bills.billers.list(3)).billers[0]).toEqual({ category_id: 3, id: 77, name: 'DStv', products: [{ id: 9, fee: 100, fixed_amount: true }] });

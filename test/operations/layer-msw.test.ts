@@ -154,6 +154,9 @@ describe('path parameters and bodies are checked before anything is sent', () =>
     ['a transaction range without `to`', (s: CustomerSession) => s.accounts.transactions.list('0123456789', { from: '2024-01-01' } as never), 'query.to', 'missing'],
     ['a transaction date in the wrong format', (s: CustomerSession) => s.accounts.transactions.list('0123456789', { from: '01/01/2024', to: '2024-01-31' }), 'query.from', 'invalid_format'],
     ['page 0', (s: CustomerSession) => s.accounts.transactions.list('0123456789', { from: '2024-01-01', to: '2024-01-31', page: 0 }), 'query.page', 'too_small'],
+    ['page 1.5', (s: CustomerSession) => s.accounts.transactions.list('0123456789', { from: '2024-01-01', to: '2024-01-31', page: 1.5 }), 'query.page', 'invalid_type'],
+    ['page as a string', (s: CustomerSession) => s.accounts.transactions.list('0123456789', { from: '2024-01-01', to: '2024-01-31', page: '2' as never }), 'query.page', 'invalid_type'],
+    ['a hold of amount 0', (s: CustomerSession) => s.accounts.holds.create('0123456789', { reference: 'H', amount: 0, narration: 'n', hold_start_timestamp: 'a', hold_end_timestamp: 'b', status: 'ACTIVE' }), 'amount', 'too_small'],
     ['a hold without an amount', (s: CustomerSession) => s.accounts.holds.create('0123456789', { reference: 'H', narration: 'n', hold_start_timestamp: 'a', hold_end_timestamp: 'b', status: 'ACTIVE' } as never), 'amount', 'missing'],
     ['a hold status outside the enum', (s: CustomerSession) => s.accounts.holds.update('0123456789', 'H1', { status: 'GONE' as never }), 'status', 'invalid_value'],
     ['an unknown field when opening an account', (s: CustomerSession) => s.accounts.create({ nickname: 'x' } as never), 'nickname', 'unrecognized_keys'],
@@ -166,6 +169,23 @@ describe('path parameters and bodies are checked before anything is sent', () =>
     expect(error.issues).toContainEqual(expect.objectContaining({ path, code }));
     expect(seen).toHaveLength(0);
     expect(state.tokenRequests).toHaveLength(0);
+  });
+});
+
+describe('bounds and types checked by refinement', () => {
+  it('say what is wrong in words, with the code of the bound', async () => {
+    const { state, seen, session } = setup();
+    server.use(tokenHandler(state), gateway(seen, answers));
+    const issues = async (call: Promise<unknown>) => ((await call.catch((e: unknown) => e)) as ValidationError).issues;
+    const hold = { reference: 'H', narration: 'n', hold_start_timestamp: 'a', hold_end_timestamp: 'b', status: 'ACTIVE' } as const;
+    expect(await issues(session.accounts.holds.create('0123456789', { ...hold, amount: -5 }))).toEqual([{ path: 'amount', message: 'must be greater than 0', code: 'too_small' }]);
+    expect(await issues(session.accounts.holds.create('0123456789', { ...hold, amount: '5' as never }))).toEqual([{ path: 'amount', message: 'must be a number, got string', code: 'invalid_type' }]);
+    const range = { from: '2024-01-01', to: '2024-01-31' };
+    expect(await issues(session.accounts.transactions.list('0123456789', { ...range, page: 0.5 }))).toEqual([
+      { path: 'query.page', message: 'must be a whole number', code: 'invalid_type' },
+      { path: 'query.page', message: 'must be at least 1', code: 'too_small' },
+    ]);
+    expect(seen).toHaveLength(0);
   });
 });
 
