@@ -69,14 +69,13 @@ export const PUBLISHED_RATE_LIMITS: Readonly<Record<Environment, RateLimit>> = O
   production: { rate: 10, burst: 20 },
 });
 
-
-/** The settings the request pipeline works with: the client's options after validation and defaults. */
 /** Waits for a unit of the API rate budget before an attempt is sent. */
 export interface CallLimiter {
   /** Resolves when the call may go; rejects with `RateLimitError` when the wait would pass `maxWait`. */
   acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<void>;
 }
 
+/** The settings the request pipeline works with: the client's options after validation and defaults. */
 export interface PipelineConfig {
   clientSecret: string;
   environment: Environment;
