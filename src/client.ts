@@ -5,10 +5,11 @@ import { type CustomerSessionOptions, CustomerTokens } from './auth/customer-tok
 import type { GrantContext } from './auth/grant-context.js';
 import type { TokenSetInput } from './auth/token-store.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
-import type { APIPromise } from './core/api-promise.js';
+import { type APIPromise, makeAPIPromise, type WithResponse } from './core/api-promise.js';
+import { Lazy } from './core/lazy.js';
 import type { BearerSource } from './core/attempts.js';
 import type { RequestOptions } from './core/call-options.js';
-import { checkRequestParams, DEFAULT_REQUEST_SECRET_FIELDS, type RequestParams, requestScopes } from './core/request-params.js';
+import type { RequestParams } from './core/request-params.js';
 import { type Scope, scopeList } from './core/scopes.js';
 import { Transport } from './core/transport.js';
 import { CustomerSession } from './customer-session.js';
@@ -21,6 +22,9 @@ import { OperationRunner } from './resources/runner.js';
 export type { RequestParams } from './core/request-params.js';
 
 const accessToken = (token: { access_token: string }): string => token.access_token;
+
+/** What a plain typed call does not use (`on-demand.ts`): registration, `request`'s checks, … */
+const onDemand = new Lazy(() => import('./on-demand.js'));
 
 /** Everything a client holds, kept in one private field so that no secret is an own property. */
 interface ClientState {
@@ -93,7 +97,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static register(params: RegisterParams): Promise<Registration> {
-    return import('./on-demand.js').then((identity) => identity.register(params));
+    return onDemand.load().then((parts) => parts.register(params));
   }
 
   /**
@@ -124,7 +128,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static fetchRegistration(params: FetchRegistrationParams): Promise<Registration> {
-    return import('./on-demand.js').then((identity) => identity.fetchRegistration(params));
+    return onDemand.load().then((parts) => parts.fetchRegistration(params));
   }
 
   /** The environment this client talks to. */
@@ -236,13 +240,15 @@ function clientBearer(state: ClientState, scopes: readonly Scope[]): BearerSourc
   return bearer;
 }
 
-/** `request` parameters through the pipeline with the given token source. */
+/** `request` parameters through the pipeline with the given token source; the checks load with the first. */
 function send<Data>(state: ClientState, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data> {
-  const secretRequestFields = Array.isArray(params?.secretFields) ? params.secretFields : DEFAULT_REQUEST_SECRET_FIELDS;
-  return state.transport.request<Data>({ method: params?.method, path: params?.path, query: params?.query, body: params?.body, secretRequestFields, bearer }, options, () => {
-    const issues = checkRequestParams(params);
-    if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
-  });
+  return makeAPIPromise(onDemand.load().then((parts) => parts.sendRequest(state.transport, params, options, bearer)) as Promise<WithResponse<Data>>);
+}
+
+/** The scopes named by `params.scope`, as a list (the parameters are checked when the call runs). */
+function requestScopes(params: RequestParams): Scope[] {
+  const scope = params?.scope;
+  return typeof scope === 'string' ? [scope] : Array.isArray(scope) ? [...(scope as Scope[])] : [];
 }
 
 /** With a fleet: one client-credentials grant per scope set across every process. */

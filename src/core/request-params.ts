@@ -1,7 +1,11 @@
-import { type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
+import type { WithResponse } from './api-promise.js';
+import type { BearerSource } from './attempts.js';
+import type { RequestOptions } from './call-options.js';
 import { describeType } from './checks.js';
 import type { HttpMethod } from './http.js';
 import { type Scope, SCOPES } from './scopes.js';
+import type { Transport } from './transport.js';
 
 /**
  * Parameters of `ob.request` and `session.request`: any API operation through the same pipeline.
@@ -74,8 +78,15 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
   return issues;
 }
 
-/** The scopes named by `params.scope`, as a list. */
-export function requestScopes(params: RequestParams): Scope[] {
-  const scope = params?.scope;
-  return (typeof scope === 'string' ? [scope] : Array.isArray(scope) ? [...(scope as Scope[])] : []);
+/**
+ * `ob.request` (and a session's `request`): the parameters checked, then the call through the
+ * pipeline with the given token source. Loaded with the first of them (`on-demand.ts`): typed
+ * operations never need these checks.
+ */
+export function sendRequest(transport: Transport, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): Promise<WithResponse<unknown>> {
+  const secretRequestFields = Array.isArray(params?.secretFields) ? params.secretFields : DEFAULT_REQUEST_SECRET_FIELDS;
+  return transport.send({ method: params?.method, path: params?.path, query: params?.query, body: params?.body, secretRequestFields, bearer }, options, () => {
+    const issues = checkRequestParams(params);
+    if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
+  });
 }
