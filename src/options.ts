@@ -110,6 +110,8 @@ export interface ResolvedOptions extends PipelineConfig {
   endpoints: Endpoints;
   redirectUri: string | undefined;
   tokenStore: TokenStore;
+  /** The `fleet` option: its store calls at once, its coordination code loaded with the first use. */
+  fleet: FleetHandle | undefined;
   /** How long a fleet lock lives: the per-attempt timeout and a second, so a holder that died frees it soon. */
   fleetLockTtl: number;
   /** Scope overrides by operation name. */

@@ -1,6 +1,6 @@
 import type { Lazy } from './lazy.js';
 import type { FieldCipher } from '../crypto/cipher.js';
-import type { FleetHandle } from '../fleet/handle.js';
+import type { FleetAccess } from '../fleet/store.js';
 import type { LeveledLogger } from './logger.js';
 import type { Sleep } from './retry.js';
 import type { SignatureEncoding } from './signature.js';
@@ -98,7 +98,7 @@ export interface PipelineConfig {
   limiter: Lazy<CallLimiter> | undefined;
   decryptResponses: boolean;
   /** The fleet's shared state (rate budget, ciphertexts), when the `fleet` option is set. */
-  fleet: FleetHandle | undefined;
+  fleet: FleetAccess | undefined;
   sleep: Sleep;
   now: () => number;
 }

@@ -1,5 +1,5 @@
 import { AbortError, RateLimitError } from '../errors.js';
-import type { FleetAccess } from '../fleet/handle.js';
+import type { FleetAccess } from '../fleet/store.js';
 import type { CallLimiter } from './config.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Sleep } from './retry.js';

@@ -1,13 +1,7 @@
 import { Lazy } from '../core/lazy.js';
 import type { GrantGuard } from '../auth/client-credentials.js';
 import type { TokenSet, TokenStore } from '../auth/token-store.js';
-import type { FleetBucket, FleetStore, FleetTake } from './store.js';
-
-/** The fleet's shared store as the client's layers use it: the store's calls and its key namespace. */
-export interface FleetAccess extends FleetStore {
-  /** `openbanking-ng:<clientId>:<parts…>`: the key of this client's entry. */
-  key(...parts: string[]): string;
-}
+import type { FleetAccess, FleetBucket, FleetTake } from './store.js';
 
 /** The refresh of one customer session, shared by every process of the fleet. */
 export type SharedCustomerRefresh = (current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>) => Promise<{ tokens: TokenSet; refreshed: boolean }>;

@@ -39,6 +39,12 @@ export interface FleetStore {
   take(key: string, bucket: FleetBucket): Promise<FleetTake>;
 }
 
+/** The fleet's shared store as the client's layers use it: the store's calls and its key namespace. */
+export interface FleetAccess extends FleetStore {
+  /** `openbanking-ng:<clientId>:<parts…>`: the key of this client's entry. */
+  key(...parts: string[]): string;
+}
+
 /**
  * A token bucket as {@link FleetStore.take} applies it.
  * @group Fleets
