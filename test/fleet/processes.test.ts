@@ -105,28 +105,32 @@ describe.each(['redis', 'ioredis'] as const)('a fleet of processes on Redis (%s)
 
   it('a lock holder killed mid-fetch: its lock expires and another process takes over', async () => {
     // The first token request hangs; its process is killed while it holds the fleet's lock.
-    server.faults.inject({ path: TOKEN, method: 'POST', fault: { type: 'delay', ms: 10_000 } });
+    const hang = server.faults.inject({ path: TOKEN, method: 'POST', fault: { type: 'delay', ms: 10_000 } });
     const holder = startWorker(task({ timeout: 1_500 }));
-    await holder.seen('started');
-    for (let i = 0; i < 100 && server.requests.count(TOKEN) === 0 && !(await lockHeld()); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await lockHeld()).toBe(true);
-    holder.process.kill('SIGKILL');
-    await holder.done;
-    const next = await startWorker(task({ timeout: 1_500 })).done;
-    expect(next.result, next.stderr).toMatchObject({ errors: [] });
-    expect(server.cards()).toHaveLength(1);
-    expect(await lockHeld()).toBe(false);
+    // One connection for every look: the lock lives only while the holder's token request is
+    // pending (its 1.5 s attempt timeout), so each look must be quick even on a busy machine.
+    const { createClient } = await import('redis');
+    const probe = await createClient({ url: redis.url }).connect();
+    try {
+      await holder.seen('started');
+      // The holder's token request has reached the identity host, and hangs there: it holds the lock.
+      for (let i = 0; i < 1_000 && hang.injected === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(hang.injected).toBe(1);
+      expect(await lockHeld(probe)).toBe(true);
+      holder.process.kill('SIGKILL');
+      await holder.done;
+      const next = await startWorker(task({ timeout: 1_500 })).done;
+      expect(next.result, next.stderr).toMatchObject({ errors: [] });
+      expect(server.cards()).toHaveLength(1);
+      expect(await lockHeld(probe)).toBe(false);
+    } finally {
+      await probe.quit();
+    }
   });
 
   /** Whether a client-credentials lock of this test's namespace is held in Redis right now. */
-  async function lockHeld(): Promise<boolean> {
-    const { createClient } = await import('redis');
-    const c = await createClient({ url: redis.url }).connect();
-    try {
-      const keys = await c.keys(`${prefix}:openbanking-ng:fleet-app:*:lock`);
-      return keys.length > 0;
-    } finally {
-      await c.quit();
-    }
+  async function lockHeld(probe: { keys(pattern: string): Promise<string[]> }): Promise<boolean> {
+    const keys = await probe.keys(`${prefix}:openbanking-ng:fleet-app:*:lock`);
+    return keys.length > 0;
   }
 });
