@@ -61,30 +61,32 @@ export async function resolve(specifier, context, next) {
 }
 `,
   );
-  writeFileSync(
-    join(work, 'lazy.mjs'),
-    `import { register } from 'node:module';
+  // Writes and runs a script under the resolve hook: `before` runs, then `after` reads `resolved`,
+  // every module URL reached.
+  const underHook = (file, { before, after }) => {
+    writeFileSync(
+      join(work, file),
+      `import { register } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
-const log = new URL('./resolved.log', import.meta.url);
+const log = new URL('./${file}.log', import.meta.url);
 writeFileSync(log, '');
 register('./resolve-log.mjs', import.meta.url, { data: { log: log.href } });
-await import('${pkg.name}');
+${before}
 const resolved = readFileSync(log, 'utf8').split(' ');
-if (!resolved.some((url) => url.includes('/node_modules/${pkg.name}/'))) throw new Error('the resolve hook saw nothing');
+${after}
+`,
+    );
+    process.stdout.write(run('node', [file], work));
+  };
+  underHook('lazy.mjs', {
+    before: `await import('${pkg.name}');`,
+    after: `if (!resolved.some((url) => url.includes('/node_modules/${pkg.name}/'))) throw new Error('the resolve hook saw nothing');
 const deferred = resolved.filter((url) => ['zod', 'ky', 'uuid', 'oauth4webapi'].some((dep) => url.includes('/node_modules/' + dep + '/')));
 if (deferred.length > 0) throw new Error('importing ${pkg.name} loaded ' + deferred.join(', '));
-console.log('lazy ok: importing ${pkg.name} loads neither zod, ky, uuid nor oauth4webapi');
-`,
-  );
-  process.stdout.write(run('node', ['lazy.mjs'], work));
-  writeFileSync(
-    join(work, 'first-call.mjs'),
-    `import { register } from 'node:module';
-import { readFileSync, writeFileSync } from 'node:fs';
-const log = new URL('./first-call.log', import.meta.url);
-writeFileSync(log, '');
-register('./resolve-log.mjs', import.meta.url, { data: { log: log.href } });
-const { OpenBanking } = await import('${pkg.name}');
+console.log('lazy ok: importing ${pkg.name} loads neither zod, ky, uuid nor oauth4webapi');`,
+  });
+  underHook('first-call.mjs', {
+    before: `const { OpenBanking } = await import('${pkg.name}');
 const { startSandboxServer } = await import('${pkg.name}/testing');
 const server = await startSandboxServer();
 try {
@@ -93,15 +95,12 @@ try {
   await ob.cards.create({ account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } });
 } finally {
   await server.close();
-}
-const resolved = readFileSync(log, 'utf8').split(' ');
-const oauth = resolved.filter((url) => url.includes('/node_modules/oauth4webapi/'));
+}`,
+    after: `const oauth = resolved.filter((url) => url.includes('/node_modules/oauth4webapi/'));
 if (oauth.length > 0) throw new Error('a token and a card loaded ' + oauth.join(', '));
 if (!resolved.some((url) => url.includes('/node_modules/ky/'))) throw new Error('the resolve hook did not see the call');
-console.log('first call ok: the client-credentials token and a card load no oauth4webapi');
-`,
-  );
-  process.stdout.write(run('node', ['first-call.mjs'], work));
+console.log('first call ok: the client-credentials token and a card load no oauth4webapi');`,
+  });
 
   // The sandbox from the packed package, in both module systems: a card created over real HTTP.
   const sandboxUse = (load) => `${load}

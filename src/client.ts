@@ -6,13 +6,13 @@ import type { GrantContext } from './auth/grant-context.js';
 import type { TokenSetInput } from './auth/token-store.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './core/api-promise.js';
-import { Lazy } from './core/lazy.js';
 import type { BearerSource } from './core/attempts.js';
 import type { RequestOptions } from './core/call-options.js';
 import type { RequestParams } from './core/request-params.js';
 import { type Scope, scopeList } from './core/scopes.js';
 import { Transport } from './core/transport.js';
 import { CustomerSession } from './customer-session.js';
+import { onDemand } from './on-demand-loader.js';
 import { ValidationError } from './errors.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
@@ -22,9 +22,6 @@ import { OperationRunner } from './resources/runner.js';
 export type { RequestParams } from './core/request-params.js';
 
 const accessToken = (token: { access_token: string }): string => token.access_token;
-
-/** What a plain typed call does not use (`on-demand.ts`): registration, `request`'s checks, … */
-const onDemand = new Lazy(() => import('./on-demand.js'));
 
 /** Everything a client holds, kept in one private field so that no secret is an own property. */
 interface ClientState {

@@ -9,6 +9,7 @@ import { type Scope, SCOPES } from './core/scopes.js';
 import type { SignatureEncoding } from './core/signature.js';
 import { FleetHandle } from './fleet/handle.js';
 import { Lazy } from './core/lazy.js';
+import { onDemand } from './on-demand-loader.js';
 import type { FleetStore } from './fleet/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
 
@@ -213,7 +214,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   const logLevel = input.logLevel ?? levelFromEnvironment() ?? 'warn';
   if (!LOG_LEVELS.includes(logLevel)) issues.add('logLevel', `must be one of ${LOG_LEVELS.map((l) => `'${l}'`).join(', ')}`, 'invalid_value');
 
-  let rateLimit: ResolvedOptions['rateLimit'];
+  let rateLimit: { rate: number; burst: number; maxWait: number } | undefined;
   if (input.rateLimit === true) {
     const published = PUBLISHED_RATE_LIMITS[environment === 'production' ? 'production' : 'sandbox'];
     rateLimit = { ...published, maxWait: 60_000 };
@@ -242,7 +243,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   const now = input.now ?? Date.now;
   const sleep = input.sleep ?? defaultSleep;
   // The coordination code loads with the fleet's first use, with the other on-demand parts.
-  const link = fleet === undefined ? undefined : new FleetHandle(clientId, () => import('./on-demand.js').then((parts) => parts.connectFleet(fleet, { clientId, log, now })));
+  const link = fleet === undefined ? undefined : new FleetHandle(clientId, () => onDemand.load().then((parts) => parts.connectFleet(fleet, { clientId, log, now })));
   return {
     clientId,
     clientSecret,
@@ -266,8 +267,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     fleetLockTtl: timeout + 1_000,
     operationScopes,
     logger: log,
-    rateLimit,
-    limiter: rateLimit && new Lazy(() => import('./on-demand.js').then((parts) => parts.callLimiter(rateLimit, link, now, sleep))),
+    limiter: rateLimit && new Lazy(() => onDemand.load().then((parts) => parts.callLimiter(rateLimit, link, now, sleep))),
     decryptResponses: input.decryptResponses ?? true,
     sleep,
     now,

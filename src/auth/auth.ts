@@ -1,6 +1,6 @@
 import type { Sleep } from '../core/retry.js';
 import type { Endpoints } from '../core/config.js';
-import { Lazy } from '../core/lazy.js';
+import { onDemand } from '../on-demand-loader.js';
 import type { AuthorizationRequest } from './authorization-checks.js';
 import type { DeviceAuthorization } from './device-code.js';
 import type { GrantContext } from './grant-context.js';
@@ -9,7 +9,6 @@ import type { TokenSet } from './token-store.js';
 
 // The grants' checks and requests (and oauth4webapi under them) load with the first grant called
 // (`on-demand.ts`), never with the client: an API call needs none of them.
-const flows = new Lazy(() => import('../on-demand.js'));
 
 /** What `ob.auth` needs from its client. */
 export interface AuthContext {
@@ -119,7 +118,7 @@ export class Auth {
    * ```
    */
   async authorizationUrl(params: AuthorizationUrlParams): Promise<AuthorizationRequest> {
-    return (await flows.load()).authorizationUrl(this.#ctx, params);
+    return (await onDemand.load()).authorizationUrl(this.#ctx, params);
   }
 
   /**
@@ -134,7 +133,7 @@ export class Auth {
    * ```
    */
   async exchangeCode(params: ExchangeCodeParams, options?: GrantOptions): Promise<TokenSet> {
-    return (await flows.load()).exchangeCode(this.#ctx, params, options);
+    return (await onDemand.load()).exchangeCode(this.#ctx, params, options);
   }
 
   /**
@@ -150,7 +149,7 @@ export class Auth {
    * `ValidationError` (`refreshToken: is required`) and nothing is sent.
    */
   async refresh(refreshToken: string | undefined, options?: GrantOptions): Promise<TokenSet> {
-    return (await flows.load()).refresh(this.#ctx, refreshToken, options);
+    return (await onDemand.load()).refresh(this.#ctx, refreshToken, options);
   }
 
   /**
@@ -164,7 +163,7 @@ export class Auth {
    * ```
    */
   async clientCredentials(scopes: ScopeInput, options?: GrantOptions): Promise<TokenSet> {
-    return (await flows.load()).clientCredentials(this.#ctx, scopes, options);
+    return (await onDemand.load()).clientCredentials(this.#ctx, scopes, options);
   }
 
   /**
@@ -182,7 +181,7 @@ export class Auth {
    * ```
    */
   async deviceCode(scopes: ScopeInput, options?: DeviceCodeOptions): Promise<DeviceAuthorization> {
-    return (await flows.load()).deviceCode(this.#ctx, scopes, options);
+    return (await onDemand.load()).deviceCode(this.#ctx, scopes, options);
   }
 
   /**
@@ -197,6 +196,6 @@ export class Auth {
    * @param deviceCodeOrResponse - the `device_code`, or the whole response of {@link Auth.deviceCode}
    */
   async pollDeviceToken(deviceCodeOrResponse: string | DeviceAuthorization, options?: PollDeviceTokenOptions): Promise<TokenSet> {
-    return (await flows.load()).pollDeviceToken(this.#ctx, deviceCodeOrResponse, options);
+    return (await onDemand.load()).pollDeviceToken(this.#ctx, deviceCodeOrResponse, options);
   }
 }

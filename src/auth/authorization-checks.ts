@@ -74,7 +74,6 @@ export interface AuthorizationCallback {
 export const DEFAULT_AUTHORIZE_PATH = '/oauth/authorize';
 
 /** The shortest caller-given `state`: a guessable one would not protect the callback. */
-/** The shortest `state` accepted: it is the callback's CSRF defence. */
 export const MIN_STATE = 16;
 // Kept terse on purpose: this module is the whole browser bundle, whose budget is 3 kB gzip.
 const VERIFIER = /^[\w.~-]{43,128}$/;

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
-import { authorizationServer, type GrantContext, requestOptions, runGrant, toTokenSet } from './grant.js';
+import { authorizationServer, requestOptions, runGrant } from './grant.js';
+import { type GrantContext, toTokenSet } from './grant-context.js';
 import type { TokenSet } from './token-store.js';
 
 /**

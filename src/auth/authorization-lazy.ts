@@ -1,3 +1,4 @@
+import { onDemand } from '../on-demand-loader.js';
 import type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-checks.js';
 
 // `createAuthorizationRequest` as the main entry exports it: the PKCE code (oauth4webapi) loads
@@ -25,5 +26,5 @@ import type { AuthorizationRequest, AuthorizationRequestParams } from './authori
  * @group OAuth
  */
 export async function createAuthorizationRequest(params: AuthorizationRequestParams): Promise<AuthorizationRequest> {
-  return (await import('../on-demand.js')).createAuthorizationRequestNow(params);
+  return (await onDemand.load()).createAuthorizationRequestNow(params);
 }

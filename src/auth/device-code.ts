@@ -1,7 +1,8 @@
 import * as oauth from 'oauth4webapi';
 import type { Sleep } from '../core/retry.js';
 import { AbortError, OAuthError } from '../errors.js';
-import { authorizationServer, type GrantContext, requestOptions, runGrant, toTokenSet } from './grant.js';
+import { authorizationServer, requestOptions, runGrant } from './grant.js';
+import { type GrantContext, toTokenSet } from './grant-context.js';
 import type { TokenSet } from './token-store.js';
 
 /**

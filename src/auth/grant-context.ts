@@ -26,24 +26,32 @@ export function grantSignal(ctx: GrantContext, signal?: AbortSignal): AbortSigna
 }
 
 /**
- * One request to the identity host: a 3xx rejects with `OAuthError` carrying its status (nothing
- * goes to the `Location`), and the body is read up to `maxResponseBytes` before it is parsed.
+ * One request to the identity host, read whole: a 3xx rejects with `OAuthError` carrying its
+ * status (nothing goes to the `Location`), and the body is read up to `maxResponseBytes`.
  */
-export async function guardedFetch(ctx: GrantContext, input: string | URL | Request, init: RequestInit | undefined): Promise<Response> {
+export async function readAnswer(ctx: GrantContext, input: string | URL | Request, init: RequestInit | undefined): Promise<{ response: Response; text: string }> {
   const response = await (ctx.fetch ?? globalThis.fetch)(input, { ...init, redirect: 'manual' });
   if (isRedirect(response)) {
     await response.body?.cancel().catch(() => undefined);
     throw new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) });
   }
-  let text: string;
   try {
-    text = await readText(response, ctx.maxResponseBytes);
+    return { response, text: await readText(response, ctx.maxResponseBytes) };
   } catch (error) {
     // The body stopped half-way (the connection closed after the status line): a network failure.
     if (error instanceof TypeError) throw new ConnectionError('the connection closed before the whole answer arrived', { cause: scrubCause(error) });
     throw error;
   }
-  return new Response(response.status === 204 || response.status === 205 ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** An answer no grant can use: `OAuthError('server_error')`, with the status when it is the reason. */
+export function unexpectedAnswer(what: string, detail: string, status?: number): OAuthError {
+  return new OAuthError('server_error', `${what}: unexpected answer from the identity host (${detail})`, status === undefined ? {} : { status });
+}
+
+/** A well-formed answer the SDK does not support (e.g. another `token_type`): `OAuthError('server_error')`. */
+export function unsupportedAnswer(what: string, detail: string): OAuthError {
+  return new OAuthError('server_error', `${what}: unsupported answer from the identity host (${detail})`);
 }
 
 /** The server's text, masked like any body before it reaches a log line through an error. */

@@ -2,12 +2,10 @@ import * as oauth from 'oauth4webapi';
 import { ConnectionError, OAuthError, type OpenBankingError } from '../errors.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import { scrubCause } from '../core/http.js';
-import { type GrantContext, grantSignal, guardedFetch, maskText, runGrant as runAnyGrant } from './grant-context.js';
+import { type GrantContext, grantSignal, maskText, readAnswer, runGrant as runAnyGrant, unexpectedAnswer, unsupportedAnswer } from './grant-context.js';
 
 // The customer-facing grants (code exchange, refresh, device code) run through oauth4webapi; this
 // module and they load with the first of them, never on the API call path.
-
-export { type GrantContext, toTokenSet } from './grant-context.js';
 
 /** The authorization-server description oauth4webapi works from, for one endpoint. */
 export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.AuthorizationServer>): oauth.AuthorizationServer {
@@ -24,6 +22,12 @@ export function requestOptions(ctx: GrantContext, url: string, signal?: AbortSig
     [oauth.allowInsecureRequests]: isLoopbackHost(new URL(url).hostname),
     signal: grantSignal(ctx, signal),
   };
+}
+
+/** `readAnswer` as oauth4webapi's fetch: the body already read (and capped), handed over as a `Response`. */
+async function guardedFetch(ctx: GrantContext, input: string | URL | Request, init: RequestInit | undefined): Promise<Response> {
+  const { response, text } = await readAnswer(ctx, input, init);
+  return new Response(response.status === 204 || response.status === 205 ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** Runs one oauth4webapi grant and maps every failure to an SDK error (see {@link oauthFailure}). */
@@ -48,13 +52,10 @@ function oauthFailure(what: string, error: unknown): OpenBankingError | undefine
   }
   if (error instanceof oauth.OperationProcessingError) {
     const status = error.cause instanceof Response ? error.cause.status : undefined;
-    const detail = status !== undefined ? `HTTP ${status}` : error.message;
-    return new OAuthError('server_error', `${what}: unexpected answer from the identity host (${detail})`, {
-      ...(status !== undefined ? { status } : {}),
-    });
+    return status !== undefined ? unexpectedAnswer(what, `HTTP ${status}`, status) : unexpectedAnswer(what, error.message);
   }
   if (error instanceof oauth.UnsupportedOperationError) {
-    return new OAuthError('server_error', `${what}: unsupported answer from the identity host (${error.message})`);
+    return unsupportedAnswer(what, error.message);
   }
   return undefined;
 }

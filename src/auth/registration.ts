@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import type { registrationRequestSchema } from './registration-schema.js';
 import { ResponseValidationError, type ValidationIssue } from '../errors.js';
+import { isRecord } from '../core/checks.js';
 import type { Endpoints, Environment } from '../core/config.js';
 
 // The registration's shapes and how an answer becomes a `Registration`: light, and exported by the
@@ -73,10 +74,6 @@ export interface Registration {
   auth_base_url?: string;
   /** The API base URL to use (the client's `baseUrl`); the service's `base_url` is read as this too. */
   api_base_url?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A non-empty string, or `undefined`. */

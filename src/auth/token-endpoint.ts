@@ -1,5 +1,16 @@
 import { OAuthError } from '../errors.js';
-import { type GrantContext, grantSignal, guardedFetch, maskText, runGrant, type TokenEndpointAnswer, toTokenSet } from './grant-context.js';
+import { isRecord } from '../core/checks.js';
+import {
+  type GrantContext,
+  grantSignal,
+  maskText,
+  readAnswer,
+  runGrant,
+  type TokenEndpointAnswer,
+  toTokenSet,
+  unexpectedAnswer,
+  unsupportedAnswer,
+} from './grant-context.js';
 import type { TokenSet } from './token-store.js';
 
 // The client-credentials grant without an OAuth library, so that the first API call loads none:
@@ -16,28 +27,25 @@ export function tokenEndpointGrant(ctx: GrantContext, url: string, grantType: st
       body.set('grant_type', grantType);
       body.set('client_id', ctx.clientId);
       body.set('client_secret', ctx.clientSecret);
-      const response = await guardedFetch(ctx, url, {
+      const { response, text } = await readAnswer(ctx, url, {
         method: 'POST',
         headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
         body,
         signal: grantSignal(ctx, signal),
       });
-      return toTokenSet(await tokenAnswer(what, response), ctx.now());
+      return toTokenSet(tokenAnswer(what, response, text), ctx.now());
     },
     signal,
   );
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isJson = (response: Response): boolean => response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'application/json';
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const asText = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** The answer as a token response, or the `OAuthError` it stands for. */
-async function tokenAnswer(what: string, response: Response): Promise<TokenEndpointAnswer> {
+/** The answer (its body read) as a token response, or the `OAuthError` it stands for. */
+function tokenAnswer(what: string, response: Response, body: string): TokenEndpointAnswer {
   const { status } = response;
-  const unexpected = (detail: string, withStatus = false) =>
-    new OAuthError('server_error', `${what}: unexpected answer from the identity host (${detail})`, withStatus ? { status } : {});
-  const body = await response.text();
+  const unexpected = (detail: string) => unexpectedAnswer(what, detail);
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -47,13 +55,13 @@ async function tokenAnswer(what: string, response: Response): Promise<TokenEndpo
   if (status !== 200) {
     const challenge = firstChallenge(response.headers.get('www-authenticate'));
     if (challenge) throw new OAuthError(challenge.error ?? 'invalid_client', maskText(challenge.error_description), { status });
-    if (status > 399 && status < 500 && isJson(response) && isObject(json) && typeof json.error === 'string' && json.error) {
-      throw new OAuthError(json.error, maskText(text(json.error_description)), { status });
+    if (status > 399 && status < 500 && isJson(response) && isRecord(json) && typeof json.error === 'string' && json.error) {
+      throw new OAuthError(json.error, maskText(asText(json.error_description)), { status });
     }
-    throw unexpected(`HTTP ${status}`, true);
+    throw unexpectedAnswer(what, `HTTP ${status}`, status);
   }
-  if (json === undefined) throw isJson(response) ? unexpected('failed to parse "response" body as JSON') : unexpected(`HTTP ${status}`, true);
-  if (!isObject(json)) throw unexpected('"response" body must be a top level object');
+  if (json === undefined) throw isJson(response) ? unexpected('failed to parse "response" body as JSON') : unexpectedAnswer(what, `HTTP ${status}`, status);
+  if (!isRecord(json)) throw unexpected('"response" body must be a top level object');
   for (const field of ['access_token', 'token_type'] as const) {
     if (typeof json[field] !== 'string' || !json[field]) throw unexpected(`"response" body "${field}" property must be a non-empty string`);
   }
@@ -69,7 +77,7 @@ async function tokenAnswer(what: string, response: Response): Promise<TokenEndpo
   }
   if (answer.scope !== undefined && typeof answer.scope !== 'string') throw unexpected('"response" body "scope" property must be a string');
   if (answer.token_type !== 'bearer' && answer.token_type !== 'dpop') {
-    throw new OAuthError('server_error', `${what}: unsupported answer from the identity host (unsupported \`token_type\` value)`);
+    throw unsupportedAnswer(what, 'unsupported `token_type` value');
   }
   return answer;
 }

@@ -1,6 +1,11 @@
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { isLoopbackHost } from './loopback.js';
 
+/** A JSON object: not null, not an array. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Collects option problems so the constructor reports all of them at once. */
 export class IssueList {
   readonly issues: ValidationIssue[] = [];

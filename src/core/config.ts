@@ -93,7 +93,6 @@ export interface PipelineConfig {
   maxResponseBytes: number;
   fetch: typeof fetch | undefined;
   logger: LeveledLogger;
-  rateLimit: { rate: number; burst: number; maxWait: number } | undefined;
   /** The limiter of `rateLimit` (the fleet's shared bucket with a fleet), loaded with the first call. */
   limiter: Lazy<CallLimiter> | undefined;
   decryptResponses: boolean;

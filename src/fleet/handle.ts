@@ -1,7 +1,7 @@
 import { Lazy } from '../core/lazy.js';
 import type { GrantGuard } from '../auth/client-credentials.js';
 import type { TokenSet, TokenStore } from '../auth/token-store.js';
-import type { FleetAccess, FleetBucket, FleetTake } from './store.js';
+import { type FleetAccess, type FleetBucket, fleetKey, type FleetTake } from './store.js';
 
 /** The refresh of one customer session, shared by every process of the fleet. */
 export type SharedCustomerRefresh = (current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>) => Promise<{ tokens: TokenSet; refreshed: boolean }>;
@@ -24,11 +24,11 @@ export interface FleetParts {
  * needs it, so that a client without a fleet never loads it and one with a fleet starts as fast.
  */
 export class FleetHandle implements FleetAccess {
-  readonly #namespace: string;
+  readonly #clientId: string;
   readonly #parts: Lazy<FleetParts>;
 
   constructor(clientId: string, load: () => Promise<FleetParts>) {
-    this.#namespace = `openbanking-ng:${clientId}`;
+    this.#clientId = clientId;
     this.#parts = new Lazy(load);
   }
 
@@ -39,7 +39,7 @@ export class FleetHandle implements FleetAccess {
   }
 
   key(...parts: string[]): string {
-    return [this.#namespace, ...parts].join(':');
+    return fleetKey(this.#clientId, parts);
   }
 
   get(key: string): Promise<string | undefined> {

@@ -1,4 +1,4 @@
-import { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './store.js';
+import { type FleetAccess, type FleetBucket, fleetKey, type FleetStore, type FleetTake, MemoryFleetStore } from './store.js';
 
 /** Longest the SDK waits for the shared store on one operation before coordinating in-process. */
 export const FLEET_TIMEOUT_MS = 250;
@@ -25,11 +25,11 @@ const LOCAL = 'local:';
  * down, one operation per {@link FLEET_PROBE_MS} tries the shared store again, and the first that
  * succeeds ends the outage (one `info` line). Keys are namespaced by client id.
  */
-export class FleetLink implements FleetStore {
+export class FleetLink implements FleetAccess {
   readonly #remote: FleetStore;
   readonly #local = new MemoryFleetStore();
   readonly #log: FleetLog;
-  readonly #namespace: string;
+  readonly #clientId: string;
   #down = false;
   #nextProbe = 0;
   #outages = 0;
@@ -37,12 +37,12 @@ export class FleetLink implements FleetStore {
   constructor(remote: FleetStore, options: { clientId: string; log: FleetLog }) {
     this.#remote = remote;
     this.#log = options.log;
-    this.#namespace = `openbanking-ng:${options.clientId}`;
+    this.#clientId = options.clientId;
   }
 
   /** A key of this client's namespace: `openbanking-ng:<clientId>:<parts joined by ':'>`. */
   key(...parts: string[]): string {
-    return [this.#namespace, ...parts].join(':');
+    return fleetKey(this.#clientId, parts);
   }
 
   /** True while operations go to the in-process store. */

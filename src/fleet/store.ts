@@ -45,6 +45,11 @@ export interface FleetAccess extends FleetStore {
   key(...parts: string[]): string;
 }
 
+/** A key of a client's namespace in the fleet's store: `openbanking-ng:<clientId>:<parts joined by ':'>`. */
+export function fleetKey(clientId: string, parts: readonly string[]): string {
+  return ['openbanking-ng', clientId, ...parts].join(':');
+}
+
 /**
  * A token bucket as {@link FleetStore.take} applies it.
  * @group Fleets
