@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
+import { text as textOf } from '../schemas/common.js';
 
 // The schema of `OpenBanking.register`'s body, in its own module so that zod loads with the first
 // registration rather than with the package.
 
-const text = z.string().check(z.minLength(1), z.maxLength(255));
+const text = textOf(); // from common.ts, so that zod and the namespaces' shared pieces load as one chunk
 
 /** The spec's nine registration fields; `RegistrationFields` is its input type. */
 export const registrationRequestSchema = z.strictObject({

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../core/operation.js';
-import { anyObject, customPropertiesOut, customPropertiesSchema, isoDate, jsonType, maybe, maybeNumber, maybeText, openEnum, pageNumber, plainObject, positive, text } from './common.js';
+import { anyObject, customPropertiesOut, customPropertiesSchema, defineOperation, isoDate, jsonType, maybe, maybeNumber, maybeText, openEnum, pageNumber, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the account operations (§7 of the provider reference), loaded with the first

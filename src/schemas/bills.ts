@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../core/operation.js';
-import { customPropertiesOut, customPropertiesSchema, id, jsonType, maybe, maybeNumber, maybeText, plainObject, positive, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, defineOperation, id, jsonType, maybe, maybeNumber, maybeText, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the bill-payment operations (§9 of the provider reference), loaded with the

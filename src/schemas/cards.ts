@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../core/operation.js';
 import { CARD_MODES, CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, CARD_STATUSES, CARD_TYPES } from './card-values.js';
-import { customPropertiesSchema, plainObject, text } from './common.js';
+import { customPropertiesSchema, defineOperation, plainObject, text } from './common.js';
 
 /*
  * The zod schemas of the card operations, loaded with the first card call: `import 'zod/mini'`

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../core/operation.js';
-import { customPropertiesOut, maybe, maybeText, openEnum } from './common.js';
+import { customPropertiesOut, defineOperation, maybe, maybeText, openEnum } from './common.js';
 
 /*
  * The zod schemas of the customer operations (§6 of the provider reference), loaded with the

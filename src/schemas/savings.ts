@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../core/operation.js';
 import { transactionFields, transactionSummarySchema } from './accounts.js';
-import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, plainObject, text } from './common.js';
+import { customPropertiesOut, defineOperation, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, plainObject, text } from './common.js';
 
 /*
  * The zod schemas of the savings operations (§14 of the provider reference), loaded with the first

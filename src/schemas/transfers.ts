@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import { defineOperation } from '../core/operation.js';
-import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, plainObject, positive, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, defineOperation, id, maybe, maybeText, openEnum, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the transfer operations (§8 of the provider reference), loaded with the first
