@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { text as textOf } from '../schemas/common.js';
+import { matching, text as textOf, upTo } from '../schemas/common.js';
 
 // The schema of `OpenBanking.register`'s body, in its own module so that zod loads with the first
 // registration rather than with the package.
@@ -15,13 +15,13 @@ export const registrationRequestSchema = z.strictObject({
   /** The application's name, shown to customers on the consent page. */
   app_name: text,
   /** What the application does. */
-  app_description: z.optional(z.string().check(z.maxLength(255))),
+  app_description: z.optional(upTo()),
   /** Who builds it. */
   app_developer_name: z.optional(text),
   /** The developer's postal address. */
   app_developer_address: z.optional(text),
   /** The developer's email address. */
-  app_developer_contact_email: z.optional(z.string().check(z.regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address'))),
+  app_developer_contact_email: z.optional(matching(/^[^\s@]+@[^\s@]+$/, 'must be an email address')),
   /** The developer's phone number, e.g. `+2348012345678`. */
   // Written as people write them: `+2348012345678`, `+234 801 234 5678`, `0801-234-5678`, `(01) 234 5678`.
   app_developer_contact_phone: z.optional(

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { anyObject, customPropertiesOut, customPropertiesSchema, defineOperation, isoDate, jsonType, maybe, maybeNumber, maybeText, openEnum, pageNumber, plainObject, positive, text } from './common.js';
+import { anyObject, customPropertiesOut, customPropertiesSchema, defineOperation, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the account operations (§7 of the provider reference), loaded with the first
@@ -27,7 +27,7 @@ export const openAccountSchema = plainObject(
     /** Surname. */
     surname: z.optional(text()),
     /** `M` or `F`. */
-    gender: z.optional(z.enum(['M', 'F'])),
+    gender: z.optional(oneOf(['M', 'F'])),
     /** Email address. */
     email: z.optional(text()),
     /** Phone number. */
@@ -235,7 +235,7 @@ export const placeHoldSchema = plainObject(
     /** When the bank releases the funds if no payment is made against them, `YYYY-MM-DD`. */
     hold_end_timestamp: text(),
     /** `ACTIVE` or `INACTIVE`. */
-    status: z.enum(['ACTIVE', 'INACTIVE']),
+    status: oneOf(['ACTIVE', 'INACTIVE']),
     /** Extension items. */
     custom_properties: customPropertiesSchema,
   }),
@@ -245,7 +245,7 @@ export const placeHoldSchema = plainObject(
 export const updateHoldSchema = plainObject(
   z.strictObject({
     /** `INACTIVE` releases the hold. */
-    status: z.enum(['ACTIVE', 'INACTIVE']),
+    status: oneOf(['ACTIVE', 'INACTIVE']),
   }),
 );
 

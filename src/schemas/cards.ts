@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { CARD_MODES, CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, CARD_STATUSES, CARD_TYPES } from './card-values.js';
-import { customPropertiesSchema, defineOperation, plainObject, text } from './common.js';
+import { customPropertiesSchema, defineOperation, matching, oneOf, plainObject, text } from './common.js';
 
 /*
  * The zod schemas of the card operations, loaded with the first card call: `import 'zod/mini'`
@@ -12,9 +12,9 @@ import { customPropertiesSchema, defineOperation, plainObject, text } from './co
 export const cardExpirySchema = plainObject(
   z.strictObject({
     /** Two digits, `'01'`–`'12'`. */
-    month: z.string().check(z.regex(/^(0[1-9]|1[0-2])$/, 'must be two digits from 01 to 12')),
+    month: matching(/^(0[1-9]|1[0-2])$/, 'must be two digits from 01 to 12'),
     /** Four digits, e.g. `'2029'`. */
-    year: z.string().check(z.regex(/^\d{4}$/, 'must be four digits, e.g. 2029')),
+    year: matching(/^\d{4}$/, 'must be four digits, e.g. 2029'),
   }),
 );
 
@@ -41,19 +41,19 @@ export const createCardSchema = plainObject(
     /** Product identifier. */
     product_id: z.optional(text()),
     /** `VIRTUAL`, `PHYSICAL` or `OTHER`. */
-    card_type: z.optional(z.enum(CARD_TYPES)),
+    card_type: z.optional(oneOf(CARD_TYPES)),
     /** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. */
-    card_mode: z.optional(z.enum(CARD_MODES)),
+    card_mode: z.optional(oneOf(CARD_MODES)),
     /** The status the card is created in. */
-    card_status: z.enum(CARD_STATUSES),
+    card_status: oneOf(CARD_STATUSES),
     /** `NGN`. */
-    card_currency: z.optional(z.literal('NGN')),
+    card_currency: z.optional(oneOf(['NGN'])),
     /** The 10-digit NUBAN account the card draws on. */
-    account_number: z.string().check(z.regex(/^\d{10}$/, 'must be a 10-digit NUBAN account number')),
+    account_number: matching(/^\d{10}$/, 'must be a 10-digit NUBAN account number'),
     /** Name of the card holder (at most 255 characters). */
     card_holder_name: text(),
     /** Default PIN in plaintext (4–12 digits); the client's cipher encrypts it on the wire. */
-    card_default_pin: z.string().check(z.regex(/^\d{4,12}$/, 'must be 4 to 12 digits')),
+    card_default_pin: matching(/^\d{4,12}$/, 'must be 4 to 12 digits'),
     /** Expiry month and year. */
     card_expiry: cardExpirySchema,
     /** Delivery address. */
@@ -105,9 +105,9 @@ const cardFields = {
   /** Card scheme, e.g. `'VISA'`. */
   card_scheme: z.optional(z.string()),
   /** `VIRTUAL`, `PHYSICAL` or `OTHER`. */
-  card_type: z.optional(z.enum(CARD_TYPES)),
+  card_type: z.optional(oneOf(CARD_TYPES)),
   /** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. */
-  card_mode: z.optional(z.enum(CARD_MODES)),
+  card_mode: z.optional(oneOf(CARD_MODES)),
   /** Currency, `NGN`. */
   card_currency: z.optional(z.string()),
   /** Card holder name. */
@@ -133,7 +133,7 @@ export const cardSchema = z.looseObject({
   /** Card identifier. */
   card_id: z.string(),
   /** Current status. */
-  card_status: z.enum(CARD_STATUSES),
+  card_status: oneOf(CARD_STATUSES),
   ...cardFields,
 });
 

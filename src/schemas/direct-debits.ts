@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, defineOperation, id, maybe, maybeNumber, maybeText, openEnum, plainObject, positive, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, defineOperation, id, maybe, maybeNumber, maybeText, oneOf, openEnum, plainObject, positive, text } from './common.js';
 
 /*
  * The zod schemas of the direct-debit operations (§11 of the provider reference), loaded with the
@@ -22,7 +22,7 @@ const mandateFields = {
   /** Debits attempted after this date fail. */
   end_date: z.optional(text()),
   /** `DAILY`, `WEEKLY`, `MONTHLY`, `QUARTERLY` or `YEARLY`. */
-  frequency: z.optional(z.enum(FREQUENCIES)),
+  frequency: z.optional(oneOf(FREQUENCIES)),
   /** The beneficiary's bank code. */
   destination_bank_code: z.optional(text()),
   /** The beneficiary's account number. */
@@ -47,7 +47,7 @@ export const updateMandateSchema = plainObject(
   z.strictObject({
     ...mandateFields,
     /** `INACTIVE` stops the mandate. */
-    mandate_status: z.optional(z.enum(['ACTIVE', 'INACTIVE'])),
+    mandate_status: z.optional(oneOf(['ACTIVE', 'INACTIVE'])),
     /** Extension items. */
     custom_properties: customPropertiesSchema,
   }),

@@ -187,6 +187,29 @@ describe('bounds and types checked by refinement', () => {
     ]);
     expect(seen).toHaveLength(0);
   });
+
+  it('give string lengths, patterns and enums the codes and messages of zod\'s own checks', async () => {
+    const { state, seen, ob } = setup();
+    server.use(tokenHandler(state), gateway(seen, answers));
+    const card = { account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } } as const;
+    const issues = async (body: unknown) => ((await ob.cards.create(body as never).catch((e: unknown) => e)) as ValidationError).issues;
+    expect(await issues({ ...card, card_holder_name: '' })).toEqual([{ path: 'card_holder_name', message: 'must have at least 1 character(s)', code: 'too_small' }]);
+    expect(await issues({ ...card, card_holder_name: 'x'.repeat(256) })).toEqual([{ path: 'card_holder_name', message: 'must have at most 255 characters', code: 'too_big' }]);
+    expect(await issues({ ...card, card_expiry: { month: '13', year: '29' } })).toEqual([
+      { path: 'card_expiry.month', message: 'must be two digits from 01 to 12', code: 'invalid_format' },
+      { path: 'card_expiry.year', message: 'must be four digits, e.g. 2029', code: 'invalid_format' },
+    ]);
+    expect(await issues({ ...card, card_status: 'GONE', card_currency: 'USD' })).toEqual([
+      { path: 'card_status', message: 'must be one of "ACTIVE", "INACTIVE", "BLOCKED", "LOST", "STOLEN"', code: 'invalid_value' },
+      { path: 'card_currency', message: 'must be one of "NGN"', code: 'invalid_value' },
+    ]);
+    expect(await issues({ ...card, card_status: undefined, card_holder_name: 7 })).toEqual([
+      { path: 'card_status', message: 'must be one of "ACTIVE", "INACTIVE", "BLOCKED", "LOST", "STOLEN"', code: 'invalid_value' },
+      { path: 'card_holder_name', message: 'must be a string, got number', code: 'invalid_type' },
+    ]);
+    expect(seen).toHaveLength(0);
+    expect(state.tokenRequests).toHaveLength(0);
+  });
 });
 
 describe('pagination of accounts.transactions.list', () => {
