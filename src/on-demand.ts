@@ -1,6 +1,7 @@
 // What a client loads only when it uses more than typed API calls: the identity host's other
 // flows (`ob.auth`, registration, the main entry's PKCE authorize URL), fleet coordination, the
-// `rateLimit` limiter and the parameter checks of `request`. One module on purpose: a bundler
+// `rateLimit` limiter and the parameter checks of `request`; and what only a failure needs, how a
+// token endpoint's refusal reads. One module on purpose: a bundler
 // puts it in one lazy chunk, and the code it shares with the API call path stays in one chunk
 // too, not in a chunk per combination of lazy modules (each chunk boundary costs a few hundred
 // bytes of compression on the first call).
@@ -10,6 +11,7 @@ export { createAuthorizationRequest as createAuthorizationRequestNow } from './a
 export { connectFleet } from './auth/fleet-tokens.js';
 export { callLimiter } from './core/shared-rate-limiter.js';
 export { sendRequest } from './core/request-params.js';
+export { errorAnswer } from './auth/token-errors.js';
 
 // Not used from here: a code-splitting bundler (esbuild) gives a module to a chunk of its own when
 // more than one entry reaches it, so the modules the client shares with this one would load as a

@@ -1,9 +1,8 @@
-import { OAuthError } from '../errors.js';
 import { isRecord } from '../core/checks.js';
+import { onDemand } from '../on-demand-loader.js';
 import {
   type GrantContext,
   grantSignal,
-  maskText,
   readAnswer,
   runGrant,
   type TokenEndpointAnswer,
@@ -33,16 +32,17 @@ export function tokenEndpointGrant(ctx: GrantContext, url: string, grantType: st
         body,
         signal: grantSignal(ctx, signal),
       });
+      if (response.status !== 200) throw (await onDemand.load()).errorAnswer(what, response, text); // token-errors.ts: only a refusal needs it
       return toTokenSet(tokenAnswer(what, response, text), ctx.now());
     },
     signal,
   );
 }
 
-const isJson = (response: Response): boolean => response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'application/json';
-const asText = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+/** The answer is declared `application/json`. */
+export const isJson = (response: Response): boolean => response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 
-/** The answer (its body read) as a token response, or the `OAuthError` it stands for. */
+/** A 200 answer (its body read) as a token response, or the `OAuthError` it stands for. */
 function tokenAnswer(what: string, response: Response, body: string): TokenEndpointAnswer {
   const { status } = response;
   const unexpected = (detail: string) => unexpectedAnswer(what, detail);
@@ -51,14 +51,6 @@ function tokenAnswer(what: string, response: Response, body: string): TokenEndpo
     json = JSON.parse(body);
   } catch {
     json = undefined;
-  }
-  if (status !== 200) {
-    const challenge = firstChallenge(response.headers.get('www-authenticate'));
-    if (challenge) throw new OAuthError(challenge.error ?? 'invalid_client', maskText(challenge.error_description), { status });
-    if (status > 399 && status < 500 && isJson(response) && isRecord(json) && typeof json.error === 'string' && json.error) {
-      throw new OAuthError(json.error, maskText(asText(json.error_description)), { status });
-    }
-    throw unexpectedAnswer(what, `HTTP ${status}`, status);
   }
   if (json === undefined) throw isJson(response) ? unexpected('failed to parse "response" body as JSON') : unexpectedAnswer(what, `HTTP ${status}`, status);
   if (!isRecord(json)) throw unexpected('"response" body must be a top level object');
@@ -80,22 +72,4 @@ function tokenAnswer(what: string, response: Response, body: string): TokenEndpo
     throw unsupportedAnswer(what, 'unsupported `token_type` value');
   }
   return answer;
-}
-
-// RFC 9110 §11.6.1: a challenge is a scheme then `name=value` or `name="quoted"` parameters.
-const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
-const SCHEME = new RegExp(`^[,\\s]*${TOKEN}`);
-const PARAM = new RegExp(`^[,\\s]*(${TOKEN})\\s*=\\s*(?:"((?:[^"\\\\]|\\\\[\\s\\S])*)"|(${TOKEN}))`);
-
-/** The `error` parameters of the first challenge of a `WWW-Authenticate` header, if it parses. */
-function firstChallenge(header: string | null): { error?: string; error_description?: string } | undefined {
-  const scheme = header?.match(SCHEME);
-  if (!header || !scheme) return undefined;
-  const params: Record<string, string> = {};
-  let rest = header.slice(scheme[0].length);
-  for (let match = rest.match(PARAM); match; match = rest.match(PARAM)) {
-    params[match[1]!.toLowerCase()] ??= match[2]?.replace(/\\([\s\S])/g, '$1') ?? match[3]!;
-    rest = rest.slice(match[0].length);
-  }
-  return params;
 }

@@ -1,7 +1,18 @@
 import type * as z from 'zod/mini';
 import { ResponseValidationError, type ValidationIssue } from '../errors.js';
 import type { Envelope } from './api-promise.js';
-import { toIssues } from './zod-issues.js';
+import { Lazy } from './lazy.js';
+
+/**
+ * zod's issues in the SDK's words (core/zod-issues.ts). Only a failed check needs them, so they
+ * load with the first one rather than with every call.
+ */
+const issueWords = new Lazy(() => import('./zod-issues.js'));
+
+/** The issues of a failed parse of `input`, paths under `prefix`. */
+export async function issuesOf(error: z.core.$ZodError, input: unknown, prefix = ''): Promise<ValidationIssue[]> {
+  return (await issueWords.load()).toIssues(error, input, prefix);
+}
 
 /** A 2xx answer, decoded: `data` validated against its schema (unknown fields kept), the envelope as sent. */
 export interface Decoded {
@@ -14,7 +25,7 @@ export interface Decoded {
  * decided by the HTTP status alone, never by `status` or `message`), then `data` through `schema`.
  * Anything else rejects with {@link ResponseValidationError} carrying the raw body.
  */
-export function decodeSuccess(response: Response, text: string, envelope: boolean, schema: z.ZodMiniType | undefined, idempotencyKey: string): Decoded {
+export async function decodeSuccess(response: Response, text: string, envelope: boolean, schema: z.ZodMiniType | undefined, idempotencyKey: string): Promise<Decoded> {
   const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey });
   if (text.trim() === '') {
     if (envelope || schema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
@@ -32,7 +43,7 @@ export function decodeSuccess(response: Response, text: string, envelope: boolea
   let data: unknown = sent ? sent.data : parsed;
   if (schema) {
     const result = schema.safeParse(data);
-    if (!result.success) throw invalid(toIssues(result.error, data, 'data'));
+    if (!result.success) throw invalid(await issuesOf(result.error, data, 'data'));
     data = result.data;
   }
   return { data, envelope: sent };

@@ -5,12 +5,11 @@ import { AttemptLoop, type BearerSource } from './attempts.js';
 import { checkCallOptions, type RequestOptions } from './call-options.js';
 import { describeType } from './checks.js';
 import type { PipelineConfig } from './config.js';
-import { decodeSuccess } from './decode.js';
+import { decodeSuccess, issuesOf } from './decode.js';
 import { FieldCrypto } from './field-crypto.js';
 import { type HttpMethod, httpLayer } from './http.js';
 import { jsonIssues } from './json-body.js';
 import { computeSignature } from './signature.js';
-import { toIssues } from './zod-issues.js';
 
 export type { BearerSource } from './attempts.js';
 export type { RequestOptions } from './call-options.js';
@@ -74,12 +73,12 @@ export class Transport {
     const call = callOptions ?? {};
 
     // 1. Body and query, validated before anything is sent.
-    const body = validate(op.schemas?.request, op.body, 'Invalid request body', '');
+    const body = await validate(op.schemas?.request, op.body, 'Invalid request body', '');
     if (body !== undefined) {
       const problems = jsonIssues(body);
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
-    const query = encodeQuery(validate(op.schemas?.query, op.query, 'Invalid query', 'query') as Record<string, unknown> | undefined);
+    const query = encodeQuery((await validate(op.schemas?.query, op.query, 'Invalid query', 'query')) as Record<string, unknown> | undefined);
     const http = httpLayer.value ?? (await httpLayer.load());
     const idempotencyKey = call.idempotencyKey ?? http.uuid();
 
@@ -106,17 +105,17 @@ export class Transport {
     });
 
     // 5. Decode, validate, decrypt.
-    const decoded = decodeSuccess(response, text, op.envelope === true, op.schemas?.response, idempotencyKey);
+    const decoded = await decodeSuccess(response, text, op.envelope === true, op.schemas?.response, idempotencyKey);
     await this.#crypto.decryptResponse(decoded.data, op.secretResponseFields, idempotencyKey);
     return { data: decoded.data, envelope: decoded.envelope, response, idempotencyKey };
   }
 }
 
 /** `value` through `schema` (its parsed output), or a {@link ValidationError} listing every problem. */
-function validate(schema: z.ZodMiniType | undefined, value: unknown, what: string, prefix: string): unknown {
+async function validate(schema: z.ZodMiniType | undefined, value: unknown, what: string, prefix: string): Promise<unknown> {
   if (!schema) return value;
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(what, toIssues(parsed.error, value, prefix));
+  if (!parsed.success) throw new ValidationError(what, await issuesOf(parsed.error, value, prefix));
   return parsed.data;
 }
 
