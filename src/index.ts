@@ -26,13 +26,8 @@ export {
   type PollDeviceTokenOptions,
 } from './auth/auth.js';
 export { createAuthorizationRequest } from './auth/authorization-lazy.js';
-export {
-  parseAuthorizationCallback,
-  type AuthorizationCallback,
-  type AuthorizationCallbackOptions,
-  type AuthorizationRequest,
-  type AuthorizationRequestParams,
-} from './auth/authorization-checks.js';
+export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/callback.js';
+export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization-checks.js';
 export { CustomerSession, type CustomerSessionOptions } from './customer-session.js';
 export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/device-code.js';
 export {

@@ -4,12 +4,7 @@
  * @module openbanking-ng/pkce
  */
 export { createAuthorizationRequest } from './auth/authorization.js';
-export {
-  parseAuthorizationCallback,
-  type AuthorizationCallback,
-  type AuthorizationCallbackOptions,
-  type AuthorizationRequest,
-  type AuthorizationRequestParams,
-} from './auth/authorization-checks.js';
+export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/callback.js';
+export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization-checks.js';
 export { OAuthError, ValidationError, isOAuthError, isValidationError, type OAuthErrorCode, type ValidationIssue } from './errors.js';
 export type { Scope, ScopeInput } from './core/scopes.js';

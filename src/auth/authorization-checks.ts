@@ -1,9 +1,10 @@
-import { OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../errors.js';
+import { add, checkString, parseUrl } from './callback.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import type { ScopeInput } from '../core/scopes.js';
 
-// The browser-safe half of the authorization step, without oauth4webapi: the argument checks, the
-// types and the callback parsing. With `authorization.ts` it is the whole `openbanking-ng/pkce`
+// The browser-safe half of the authorization step, without oauth4webapi: the argument checks and
+// the types. With `authorization.ts` and `callback.ts` it is the whole `openbanking-ng/pkce`
 // entry: it must stay free of the HTTP client, zod and the ciphers, and never sees a client secret.
 
 /**
@@ -44,32 +45,6 @@ export interface AuthorizationRequest {
   state: string;
 }
 
-/**
- * Options of {@link parseAuthorizationCallback}.
- * @group OAuth
- */
-export interface AuthorizationCallbackOptions {
-  /** The `state` of the authorization request; the callback must carry exactly this value. */
-  expectedState: string;
-  /**
-   * The identity host's issuer identifier (RFC 9207). When given, a callback whose `iss` differs
-   * throws `OAuthError('issuer_mismatch')` (a mix-up attack); a callback without `iss` is
-   * accepted, since the provider documents none.
-   */
-  expectedIssuer?: string;
-}
-
-/**
- * A successful authorization callback.
- * @group OAuth
- */
-export interface AuthorizationCallback {
-  /** The single-use authorization code; exchange it on the backend with `ob.auth.exchangeCode`. */
-  code: string;
-  /** The callback's `state` (equal to the expected one). */
-  state: string;
-}
-
 /** The default path of the authorization endpoint on the identity host. */
 export const DEFAULT_AUTHORIZE_PATH = '/oauth/authorize';
 
@@ -79,28 +54,6 @@ export const MIN_STATE = 16;
 const VERIFIER = /^[\w.~-]{43,128}$/;
 // RFC 6749 §3.3 scope-token: visible ASCII except space, `"` and `\`.
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
-
-function parseUrl(text: unknown): URL | undefined {
-  try {
-    return new URL(text as string);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Records one issue; returns `undefined` for the caller to return. */
-export function add(issues: ValidationIssue[], path: string, message: string, code = 'invalid_format'): undefined {
-  issues.push({ path, message, code });
-  return undefined;
-}
-
-/** True for a non-empty string; records an issue otherwise. */
-export function checkString(issues: ValidationIssue[], path: string, value: unknown): value is string {
-  if (typeof value === 'string' && value.trim() !== '') return true;
-  const missing = value === undefined || value === null;
-  add(issues, path, missing ? 'is required' : 'must be a non-empty string', missing ? 'missing' : 'invalid_type');
-  return false;
-}
 
 /** Checks an identity-host URL (https, or http on a loopback host; no query); returns it without a trailing slash. */
 export function checkAuthUrl(issues: ValidationIssue[], path: string, value: unknown): string | undefined {
@@ -144,57 +97,4 @@ export function checkPath(issues: ValidationIssue[], path: string, value: unknow
   if (typeof value === 'string' && /^\/(?!\/)[^\s?#]*$/.test(value)) return value;
   add(issues, path, 'must be a path starting with /');
   return fallback;
-}
-
-/**
- * Reads the authorization callback (the URL the identity host redirected the customer to) and
- * returns its `code` and `state`. Synchronous, and the only helper that throws instead of
- * rejecting:
- *
- * - `OAuthError('state_mismatch')` when the callback's `state` differs from `expectedState`
- *   (checked first: a forged callback is refused whatever it carries). An error callback
- *   without `state` (some hosts drop it on errors) reports `state_mismatch` too, not its
- *   `error`: an unauthenticated callback's claims are not trusted;
- * - `OAuthError('issuer_mismatch')` when `expectedIssuer` is given and the callback's `iss`
- *   differs (RFC 9207);
- * - `OAuthError(error)` for an error callback, e.g. `'access_denied'` (the customer declined),
- *   `'invalid_scope'`, `'invalid_redirect_uri'`, with the server's `error_description`;
- * - `OAuthError('missing_code')` when a callback carries neither a code nor an error;
- * - `OAuthError('invalid_response')` when a parameter appears twice;
- * - `ValidationError` when `url` is not a URL or `expectedState` is missing.
- *
- * @example
- * ```ts
- * import { parseAuthorizationCallback } from 'openbanking-ng/pkce';
- * const saved = JSON.parse(sessionStorage.getItem('ob')!);
- * const { code } = parseAuthorizationCallback(location.href, { expectedState: saved.state });
- * await fetch('/api/openbanking/exchange', { method: 'POST', body: JSON.stringify({ code, codeVerifier: saved.codeVerifier }) });
- * ```
- * @group OAuth
- */
-export function parseAuthorizationCallback(url: string | URL, options: AuthorizationCallbackOptions): AuthorizationCallback {
-  const issues: ValidationIssue[] = [];
-  const parsed = url instanceof URL ? url : parseUrl(url);
-  if (!parsed) add(issues, 'url', 'must be the callback URL', 'invalid_url');
-  checkString(issues, 'expectedState', options?.expectedState);
-  const issuer = options?.expectedIssuer;
-  if (issuer !== undefined) checkString(issues, 'expectedIssuer', issuer);
-  if (!parsed || issues.length > 0) throw new ValidationError('Invalid authorization callback', issues);
-
-  const params = parsed.searchParams;
-  const get = (name: string): string | undefined => {
-    const values = params.getAll(name);
-    if (values.length > 1) throw new OAuthError('invalid_response', `the callback repeats "${name}"`);
-    return values[0];
-  };
-  // State first: a forged callback is refused whatever else it carries.
-  const state = get('state');
-  if (state !== options.expectedState) throw new OAuthError('state_mismatch', 'the callback state is not the one sent');
-  const iss = get('iss');
-  if (issuer !== undefined && iss !== undefined && iss !== issuer) throw new OAuthError('issuer_mismatch', 'the callback comes from another issuer');
-  const error = get('error');
-  if (error) throw new OAuthError(error, get('error_description'));
-  const code = get('code');
-  if (!code) throw new OAuthError('missing_code', 'the callback has no code');
-  return { code, state };
 }

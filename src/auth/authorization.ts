@@ -4,15 +4,14 @@ import {
   generateRandomState,
 } from 'oauth4webapi';
 import { ValidationError, type ValidationIssue } from '../errors.js';
+import { add, checkString } from './callback.js';
 import {
-  add,
   type AuthorizationRequest,
   type AuthorizationRequestParams,
   checkAuthUrl,
   checkCodeVerifier,
   checkPath,
   checkRedirectUri,
-  checkString,
   DEFAULT_AUTHORIZE_PATH,
   MIN_STATE,
   scopeString,

@@ -1,7 +1,8 @@
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { ScopeInput } from '../core/scopes.js';
 import type { AuthContext, AuthorizationUrlParams, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './auth.js';
-import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, checkString, scopeString } from './authorization-checks.js';
+import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, scopeString } from './authorization-checks.js';
+import { checkString } from './callback.js';
 import { createAuthorizationRequest } from './authorization.js';
 import { requestCodeExchange, requestRefresh } from './authorization-code.js';
 import { requestClientCredentials } from './client-credentials.js';
