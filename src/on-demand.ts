@@ -1,7 +1,7 @@
 // What a client loads only when it uses more than typed API calls: the identity host's other
-// flows (`ob.auth`, registration, the main entry's PKCE authorize URL), fleet coordination, the
-// `rateLimit` limiter and the parameter checks of `request`; and what only a failure needs, how a
-// token endpoint's refusal reads. One module on purpose: a bundler
+// flows (`ob.auth`, registration, the main entry's PKCE authorize URL), a customer session's
+// refresh, fleet coordination, the `rateLimit` limiter and the parameter checks of `request`; and
+// what only a failure needs, how a token endpoint's refusal reads. One module on purpose: a bundler
 // puts it in one lazy chunk, and the code it shares with the API call path stays in one chunk
 // too, not in a chunk per combination of lazy modules (each chunk boundary costs a few hundred
 // bytes of compression on the first call).
@@ -9,6 +9,7 @@ export * from './auth/flows.js';
 export { fetchRegistration, register } from './auth/register.js';
 export { createAuthorizationRequest as createAuthorizationRequestNow } from './auth/authorization.js';
 export { connectFleet } from './auth/fleet-tokens.js';
+export { customerAccessToken, customerRefreshNow, customerRenew } from './auth/customer-refresh.js';
 export { callLimiter } from './core/shared-rate-limiter.js';
 export { sendRequest } from './core/request-params.js';
 export { errorAnswer } from './auth/token-errors.js';

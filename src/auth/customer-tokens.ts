@@ -1,5 +1,6 @@
 import type { BearerSource } from '../core/attempts.js';
-import { OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
+import { type OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
+import { onDemand } from '../on-demand-loader.js';
 import { isFresh, type TokenSet, type TokenSetInput } from './token-store.js';
 
 /**
@@ -58,12 +59,23 @@ function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens
   return { tokens: set, issues };
 }
 
-/** Each waiting call gets its own error object (the pipeline stamps the call's idempotency key on it). */
-function perCall(error: unknown): unknown {
-  if (error instanceof OAuthError) {
-    return new OAuthError(error.error, error.errorDescription, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
-  }
-  return error;
+/**
+ * What a session's tokens are at any moment. The refresh (`customer-refresh.ts`) reads and writes
+ * it; it loads with the on-demand module when a token first needs one, so that a session whose
+ * token is fresh, and a client without sessions, never load it.
+ */
+export interface CustomerTokenState {
+  tokens: TokenSet;
+  /** Set when the tokens given were bad: every call rejects with it. */
+  invalid: ValidationError | undefined;
+  /** Set when the identity host refused the refresh grant: never replayed. */
+  failure: OAuthError | undefined;
+  /** The refresh in flight, shared by every call waiting for it. */
+  flight: Promise<TokenSet> | undefined;
+  /** Bumped whenever the caller replaces the tokens, so a late refresh answer cannot overwrite them. */
+  generation: number;
+  readonly onTokens: CustomerSessionOptions['onTokens'];
+  readonly ctx: CustomerTokensContext;
 }
 
 /**
@@ -72,29 +84,26 @@ function perCall(error: unknown): unknown {
  * never a replayed refresh grant).
  */
 export class CustomerTokens {
-  #tokens!: TokenSet;
-  #invalid: ValidationError | undefined;
-  #failure: OAuthError | undefined;
-  #flight: Promise<TokenSet> | undefined;
-  /** Bumped whenever the caller replaces the tokens, so a late refresh answer cannot overwrite them. */
-  #generation = 0;
-  readonly #onTokens: CustomerSessionOptions['onTokens'];
-  readonly #ctx: CustomerTokensContext;
-  /** The token source API calls use. */
+  // A private field, never an own property: the state holds the tokens.
+  readonly #state: CustomerTokenState;
+  /** The token source API calls use: a fresh token at once, anything else through the refresh. */
   readonly bearer: BearerSource = {
-    token: () => this.#accessToken().catch((error: unknown) => Promise.reject(perCall(error))),
-    renew: (rejected) => this.#renew(rejected).catch((error: unknown) => Promise.reject(perCall(error))),
+    token: () => {
+      const s = this.#state;
+      if (!s.invalid && !s.failure && isFresh(s.tokens, s.ctx.now())) return Promise.resolve(s.tokens.access_token);
+      return onDemand.load().then((parts) => parts.customerAccessToken(s));
+    },
+    renew: (rejected) => onDemand.load().then((parts) => parts.customerRenew(this.#state, rejected)),
   };
 
   constructor(ctx: CustomerTokensContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
-    this.#ctx = ctx;
-    this.#onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
+    this.#state = { ctx, onTokens: typeof options?.onTokens === 'function' ? options.onTokens : undefined } as CustomerTokenState;
     this.#replace(tokens, options);
   }
 
   /** The current token set (a copy): the one given, or the latest refreshed one. */
   get tokens(): TokenSet {
-    return { ...this.#tokens };
+    return { ...this.#state.tokens };
   }
 
   /**
@@ -111,78 +120,22 @@ export class CustomerTokens {
    * is called as for an automatic refresh.
    */
   async refresh(): Promise<TokenSet> {
-    this.#assertUsable();
-    return { ...(await this.#refresh()) };
+    return (await onDemand.load()).customerRefreshNow(this.#state);
   }
 
   /** A view for logs: expiry and scope, never a token. */
   toJSON(): Record<string, unknown> {
-    const t = this.#tokens ?? {};
+    const t = this.#state.tokens ?? {};
     return { expires_at: t.expires_at, scope: t.scope, refreshable: typeof t.refresh_token === 'string' };
   }
 
   #replace(tokens: TokenSetInput, options: CustomerSessionOptions | undefined): void {
-    const checked = checkTokens(tokens, options, this.#ctx.now());
-    this.#tokens = checked.tokens;
-    this.#invalid = checked.issues.length > 0 ? new ValidationError('Invalid customer tokens', checked.issues) : undefined;
-    this.#failure = undefined;
-    this.#flight = undefined;
-    this.#generation++;
-  }
-
-  #assertUsable(): void {
-    if (this.#invalid) throw this.#invalid;
-    if (this.#failure) throw this.#failure;
-  }
-
-  async #accessToken(): Promise<string> {
-    this.#assertUsable();
-    const tokens = this.#tokens;
-    const now = this.#ctx.now();
-    if (isFresh(tokens, now)) return tokens.access_token;
-    if (this.#flight === undefined && tokens.refresh_token === undefined && tokens.expires_at > now / 1000) {
-      return tokens.access_token; // inside the margin but still valid, and nothing to refresh with
-    }
-    return (await this.#refresh()).access_token;
-  }
-
-  async #renew(rejected: string): Promise<string> {
-    this.#assertUsable();
-    // Another call already replaced the refused token: use the new one.
-    if (this.#flight === undefined && this.#tokens.access_token !== rejected) return this.#accessToken();
-    return (await this.#refresh()).access_token;
-  }
-
-  #refresh(): Promise<TokenSet> {
-    if (this.#flight) return this.#flight;
-    const refreshToken = this.#tokens.refresh_token;
-    if (refreshToken === undefined) {
-      return Promise.reject(
-        new OAuthError('no_refresh_token', 'the customer access token has expired or was refused, and the session has no refresh token: run the authorization again'),
-      );
-    }
-    const generation = this.#generation;
-    const flight = (async () => {
-      let fresh: TokenSet;
-      let refreshed = true;
-      try {
-        const shared = this.#ctx.shared;
-        if (shared) ({ tokens: fresh, refreshed } = await shared(this.#tokens, (token) => this.#ctx.refresh(token)));
-        else fresh = await this.#ctx.refresh(refreshToken);
-      } catch (error) {
-        // The identity host refused the grant: never replay it (a rotated refresh token would
-        // only turn into invalid_grant). Network failures are not sticky.
-        if (generation === this.#generation && error instanceof OAuthError) this.#failure = error;
-        throw error;
-      }
-      if (generation !== this.#generation) return this.#tokens; // the caller gave newer tokens meanwhile
-      this.#tokens = fresh;
-      if (this.#onTokens && refreshed) await this.#onTokens({ ...fresh });
-      return fresh;
-    })().finally(() => {
-      if (this.#flight === flight) this.#flight = undefined;
-    });
-    this.#flight = flight;
-    return flight;
+    const s = this.#state;
+    const checked = checkTokens(tokens, options, s.ctx.now());
+    s.tokens = checked.tokens;
+    s.invalid = checked.issues.length > 0 ? new ValidationError('Invalid customer tokens', checked.issues) : undefined;
+    s.failure = undefined;
+    s.flight = undefined;
+    s.generation = (s.generation ?? 0) + 1;
   }
 }

@@ -1,0 +1,87 @@
+import { OAuthError } from '../errors.js';
+import type { CustomerTokenState } from './customer-tokens.js';
+import { isFresh, type TokenSet } from './token-store.js';
+
+// A customer session's refresh, loaded with the on-demand module when a session's token first
+// needs more than a look: it has expired or is about to, the API refused it, the caller asked for
+// a refresh, or the session is in a failed state. The rules: refresh ahead of expiry, one refresh
+// for any number of concurrent calls, never a replayed refresh grant.
+
+/** Each waiting call gets its own error object (the pipeline stamps the call's idempotency key on it). */
+function perCall(error: unknown): unknown {
+  if (error instanceof OAuthError) {
+    return new OAuthError(error.error, error.errorDescription, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
+  }
+  return error;
+}
+
+function assertUsable(s: CustomerTokenState): void {
+  if (s.invalid) throw s.invalid;
+  if (s.failure) throw s.failure;
+}
+
+/** A usable access token: the current one while fresh, else a refreshed one. */
+export function customerAccessToken(s: CustomerTokenState): Promise<string> {
+  return accessToken(s).catch((error: unknown) => Promise.reject(perCall(error)));
+}
+
+/** A token to use after the API refused `rejected`: another call's replacement, or a refreshed one. */
+export function customerRenew(s: CustomerTokenState, rejected: string): Promise<string> {
+  const renew = async () => {
+    assertUsable(s);
+    // Another call already replaced the refused token: use the new one.
+    if (s.flight === undefined && s.tokens.access_token !== rejected) return accessToken(s);
+    return (await refresh(s)).access_token;
+  };
+  return renew().catch((error: unknown) => Promise.reject(perCall(error)));
+}
+
+/** `session.refresh()`: refreshes now, sharing a refresh in flight; resolves to a copy of the new set. */
+export async function customerRefreshNow(s: CustomerTokenState): Promise<TokenSet> {
+  assertUsable(s);
+  return { ...(await refresh(s)) };
+}
+
+async function accessToken(s: CustomerTokenState): Promise<string> {
+  assertUsable(s);
+  const tokens = s.tokens;
+  const now = s.ctx.now();
+  if (isFresh(tokens, now)) return tokens.access_token;
+  if (s.flight === undefined && tokens.refresh_token === undefined && tokens.expires_at > now / 1000) {
+    return tokens.access_token; // inside the margin but still valid, and nothing to refresh with
+  }
+  return (await refresh(s)).access_token;
+}
+
+function refresh(s: CustomerTokenState): Promise<TokenSet> {
+  if (s.flight) return s.flight;
+  const refreshToken = s.tokens.refresh_token;
+  if (refreshToken === undefined) {
+    return Promise.reject(
+      new OAuthError('no_refresh_token', 'the customer access token has expired or was refused, and the session has no refresh token: run the authorization again'),
+    );
+  }
+  const generation = s.generation;
+  const flight = (async () => {
+    let fresh: TokenSet;
+    let refreshed = true;
+    try {
+      const shared = s.ctx.shared;
+      if (shared) ({ tokens: fresh, refreshed } = await shared(s.tokens, (token) => s.ctx.refresh(token)));
+      else fresh = await s.ctx.refresh(refreshToken);
+    } catch (error) {
+      // The identity host refused the grant: never replay it (a rotated refresh token would
+      // only turn into invalid_grant). Network failures are not sticky.
+      if (generation === s.generation && error instanceof OAuthError) s.failure = error;
+      throw error;
+    }
+    if (generation !== s.generation) return s.tokens; // the caller gave newer tokens meanwhile
+    s.tokens = fresh;
+    if (s.onTokens && refreshed) await s.onTokens({ ...fresh });
+    return fresh;
+  })().finally(() => {
+    if (s.flight === flight) s.flight = undefined;
+  });
+  s.flight = flight;
+  return flight;
+}
