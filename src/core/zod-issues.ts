@@ -18,11 +18,20 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
-function describe(issue: RawIssue, input: unknown): string {
-  const given = valueAt(input, issue.path);
+/** The code an issue reports: zod's, or the one a refinement names in `params` (schemas/common.ts). */
+function codeOf(issue: RawIssue): string {
+  return issue.code === 'custom' && typeof issue.params?.code === 'string' ? issue.params.code : issue.code;
+}
+
+/** The type an `invalid_type` issue expected: zod's, or the one a refinement names in `params`. */
+function expectedOf(issue: RawIssue): string | undefined {
+  if (issue.code === 'invalid_type') return issue.expected;
+  return issue.code === 'custom' && typeof issue.params?.expected === 'string' ? issue.params.expected : undefined;
+}
+
+function describe(issue: RawIssue, given: unknown, expected: string | undefined): string {
+  if (expected !== undefined) return given === undefined ? 'is required' : `must be ${expected === 'array' ? 'an array' : `a ${expected}`}, got ${typeName(given)}`;
   switch (issue.code) {
-    case 'invalid_type':
-      return given === undefined ? 'is required' : `must be ${issue.expected === 'array' ? 'an array' : `a ${issue.expected}`}, got ${typeName(given)}`;
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'too_small':
@@ -45,10 +54,9 @@ export function toIssues(error: z.core.$ZodError, input: unknown, prefix = ''): 
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) out.push({ path: join([...issue.path, key]), message: 'is not a known field', code: issue.code });
     } else {
-      const given = issue.code === 'invalid_type' ? valueAt(input, issue.path) : null;
-      // A refinement standing for a type or a bound names its code in `params` (schemas/common.ts).
-      const code = issue.code === 'custom' && typeof issue.params?.code === 'string' ? issue.params.code : issue.code;
-      out.push({ path: join(issue.path), message: describe(issue, input), code: given === undefined ? 'missing' : code });
+      const expected = expectedOf(issue);
+      const given = expected === undefined ? null : valueAt(input, issue.path);
+      out.push({ path: join(issue.path), message: describe(issue, given, expected), code: given === undefined ? 'missing' : codeOf(issue) });
     }
   }
   return out;

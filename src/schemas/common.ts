@@ -10,7 +10,7 @@ export { defineOperation } from '../core/operation.js';
  */
 
 // Checks as refinements: zod's own (`z.minLength`, `z.maxLength`, `z.regex`, `z.enum`,
-// `z.literal`, number bounds, `z.record`, `z.union`) each add their code to the zod chunk that
+// `z.literal`, `z.number` and its bounds, `z.record`, `z.union`) each add their code to the zod chunk that
 // every namespace shares, so the first call of any namespace would pay for what one namespace
 // uses (together about 1.5 kB gzip). A refinement adds nothing to it. It names its issue code in
 // `params` (core/zod-issues.ts), so a caller sees the codes and messages zod's checks give.
@@ -72,8 +72,14 @@ export const maybe = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullab
 /** A string member of a response, possibly `null` or absent. */
 export const maybeText = () => maybe(z.string());
 
+/**
+ * A finite JSON number. A refinement too (see `check` above): it reports `invalid_type` with the
+ * expected type, as `z.number()` does, missing or of another type alike.
+ */
+const num = () => z.custom<number>((value) => typeof value === 'number' && Number.isFinite(value), { params: { code: 'invalid_type', expected: 'number' } });
+
 /** A number member of a response (amounts are JSON numbers in major units), possibly `null` or absent. */
-export const maybeNumber = () => maybe(z.number());
+export const maybeNumber = () => maybe(num());
 
 /** An id that is a number on some pages and a string on others. */
 export const id = () => jsonType('string', 'number');
@@ -107,10 +113,10 @@ export const isoDate = () => matching(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[0
 const bound = check<number>;
 
 /** A number greater than 0 (an amount). */
-export const positive = () => z.number().check(bound((n) => n > 0, 'must be greater than 0', 'too_small'));
+export const positive = () => num().check(bound((n) => n > 0, 'must be greater than 0', 'too_small'));
 
 /** A page number: a whole number from 1. */
-export const pageNumber = () => z.number().check(bound(Number.isSafeInteger, 'must be a whole number', 'invalid_type'), bound((n) => n >= 1, 'must be at least 1', 'too_small'));
+export const pageNumber = () => num().check(bound(Number.isSafeInteger, 'must be a whole number', 'invalid_type'), bound((n) => n >= 1, 'must be at least 1', 'too_small'));
 
 /** Any JSON object, its members kept as sent. */
 export const anyObject = () => z.looseObject({});
