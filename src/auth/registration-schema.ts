@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { matching, text as textOf, upTo } from '../schemas/common.js';
+import { matching, str, text as textOf, upTo } from '../schemas/common.js';
 
 // The schema of `OpenBanking.register`'s body, in its own module so that zod loads with the first
 // registration rather than with the package.
@@ -25,8 +25,8 @@ export const registrationRequestSchema = z.strictObject({
   /** The developer's phone number, e.g. `+2348012345678`. */
   // Written as people write them: `+2348012345678`, `+234 801 234 5678`, `0801-234-5678`, `(01) 234 5678`.
   app_developer_contact_phone: z.optional(
-    z.string().check(z.refine((v) => /^\+?[\d\s().-]+$/.test(v) && /^(\D*\d){7,15}\D*$/.test(v), 'must be a phone number of 7 to 15 digits, e.g. +2348012345678')),
+    str().check(z.refine((v) => /^\+?[\d\s().-]+$/.test(v) && /^(\D*\d){7,15}\D*$/.test(v), 'must be a phone number of 7 to 15 digits, e.g. +2348012345678')),
   ),
   /** Where the identity host sends the customer back after consent: an absolute URL without a fragment. */
-  redirect_url: z.string().check(z.refine((v) => URL.canParse(v) && !v.includes('#'), 'must be an absolute URL without a fragment')),
+  redirect_url: str().check(z.refine((v) => URL.canParse(v) && !v.includes('#'), 'must be an absolute URL without a fragment')),
 });

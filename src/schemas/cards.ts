@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { CARD_MODES, CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, CARD_STATUSES, CARD_TYPES } from './card-values.js';
-import { customPropertiesSchema, defineOperation, matching, oneOf, plainObject, text } from './common.js';
+import { customPropertiesSchema, defineOperation, matching, oneOf, plainObject, str, text } from './common.js';
 
 /*
  * The zod schemas of the card operations, loaded with the first card call: `import 'zod/mini'`
@@ -66,60 +66,60 @@ export const createCardSchema = plainObject(
 /** A card's expiry as the service returns it. */
 const expiryOut = z.looseObject({
   /** Two digits, `'01'`–`'12'`. */
-  month: z.optional(z.string()),
+  month: z.optional(str()),
   /** Four digits. */
-  year: z.optional(z.string()),
+  year: z.optional(str()),
 });
 
 /** A card's delivery address as the service returns it. */
 const addressOut = z.looseObject({
   /** Street and number. */
-  street: z.optional(z.string()),
+  street: z.optional(str()),
   /** City. */
-  city: z.optional(z.string()),
+  city: z.optional(str()),
   /** State. */
-  state: z.optional(z.string()),
+  state: z.optional(str()),
   /** Country. */
-  country: z.optional(z.string()),
+  country: z.optional(str()),
 });
 
 /** A `custom_properties` item of a card. */
 const propertyOut = z.looseObject({
   /** Identifier. */
-  id: z.optional(z.string()),
+  id: z.optional(str()),
   /** What it means. */
-  description: z.optional(z.string()),
+  description: z.optional(str()),
   /** Its type, as the provider names it. */
-  type: z.optional(z.string()),
+  type: z.optional(str()),
   /** Its value. */
-  value: z.optional(z.string()),
+  value: z.optional(str()),
 });
 
 const cardFields = {
   /** Customer identifier. */
-  customer_id: z.optional(z.string()),
+  customer_id: z.optional(str()),
   /** Product identifier. */
-  product_id: z.optional(z.string()),
+  product_id: z.optional(str()),
   /** Account the card is tied to. */
-  account_number: z.optional(z.string()),
+  account_number: z.optional(str()),
   /** Card scheme, e.g. `'VISA'`. */
-  card_scheme: z.optional(z.string()),
+  card_scheme: z.optional(str()),
   /** `VIRTUAL`, `PHYSICAL` or `OTHER`. */
   card_type: z.optional(oneOf(CARD_TYPES)),
   /** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. */
   card_mode: z.optional(oneOf(CARD_MODES)),
   /** Currency, `NGN`. */
-  card_currency: z.optional(z.string()),
+  card_currency: z.optional(str()),
   /** Card holder name. */
-  card_holder_name: z.optional(z.string()),
+  card_holder_name: z.optional(str()),
   /** Card number as the service returns it (decrypted by the cipher). */
-  card_number: z.optional(z.string()),
+  card_number: z.optional(str()),
   /** CVV2 (decrypted). */
-  card_cvv2: z.optional(z.string()),
+  card_cvv2: z.optional(str()),
   /** Default PIN (decrypted). */
-  card_default_pin: z.optional(z.string()),
+  card_default_pin: z.optional(str()),
   /** Card token (decrypted). */
-  card_token: z.optional(z.string()),
+  card_token: z.optional(str()),
   /** Expiry. */
   card_expiry: z.optional(expiryOut),
   /** Delivery address. */
@@ -131,7 +131,7 @@ const cardFields = {
 /** `data` of a created card: `card_id` and `card_status` are required; unknown fields are kept. */
 export const cardSchema = z.looseObject({
   /** Card identifier. */
-  card_id: z.string(),
+  card_id: str(),
   /** Current status. */
   card_status: oneOf(CARD_STATUSES),
   ...cardFields,
@@ -140,9 +140,9 @@ export const cardSchema = z.looseObject({
 /** A card of `GET /cards`: every member optional, `card_status` an open enum (the seed marks fields required only in the create response). */
 export const listedCardSchema = z.looseObject({
   /** Card identifier. */
-  card_id: z.optional(z.string()),
+  card_id: z.optional(str()),
   /** Current status: one of {@link CARD_STATUSES}, or a status this SDK does not know yet. */
-  card_status: z.optional(z.string() as unknown as z.ZodMiniType<(typeof CARD_STATUSES)[number] | (string & {})>),
+  card_status: z.optional(str() as unknown as z.ZodMiniType<(typeof CARD_STATUSES)[number] | (string & {})>),
   ...cardFields,
 });
 

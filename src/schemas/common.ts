@@ -9,24 +9,37 @@ export { defineOperation } from '../core/operation.js';
  * zod-free `*-values.ts` imports zod and loads with the first call of its namespace.
  */
 
-// Checks as refinements: zod's own (`z.minLength`, `z.maxLength`, `z.regex`, `z.enum`,
-// `z.literal`, `z.number` and its bounds, `z.record`, `z.union`) each add their code to the zod chunk that
-// every namespace shares, so the first call of any namespace would pay for what one namespace
-// uses (together about 1.5 kB gzip). A refinement adds nothing to it. It names its issue code in
+// Types and checks as refinements: zod's own (`z.string`, `z.number`, `z.minLength`,
+// `z.maxLength`, `z.regex`, `z.enum`, `z.literal`, number bounds, `z.record`, `z.union`) each add
+// their code to the zod chunk that every namespace shares, so the first call of any namespace
+// would pay for what one namespace uses (together about 2 kB gzip). A refinement adds nothing. It names its issue code in
 // `params` (core/zod-issues.ts), so a caller sees the codes and messages zod's checks give.
 const check = <T>(ok: (value: T) => boolean, error: string, code: string) => z.refine<T>(ok, { error, params: { code } });
+
+/**
+ * A value of JSON type `expected` that passes `ok`. A refinement too (see `check` above), which
+ * reports `invalid_type` with the expected type as zod's own types do (`is required` when
+ * missing), and stops there: the checks chained after it see only values of that type.
+ */
+const typed = <T>(ok: (value: unknown) => boolean, expected: string) => z.custom<T>(ok, { abort: true, params: { code: 'invalid_type', expected } });
+
+/** A string. */
+export const str = () => typed<string>((value) => typeof value === 'string', 'string');
+
+/** A finite JSON number. */
+const num = () => typed<number>((value) => typeof value === 'number' && Number.isFinite(value), 'number');
 
 /** At most `max` characters. */
 const longest = (max: number) => check<string>((v) => v.length <= max, `must have at most ${max} characters`, 'too_big');
 
 /** A string of 1 to `max` characters. */
-export const text = (max = 255) => z.string().check(check<string>((v) => v.length > 0, 'must have at least 1 character(s)', 'too_small'), longest(max));
+export const text = (max = 255) => str().check(check<string>((v) => v.length > 0, 'must have at least 1 character(s)', 'too_small'), longest(max));
 
 /** A string of at most `max` characters, empty allowed. */
-export const upTo = (max = 255) => z.string().check(longest(max));
+export const upTo = (max = 255) => str().check(longest(max));
 
 /** A string matching `pattern` (no `g` or `y` flag); `error` says what is expected. */
-export const matching = (pattern: RegExp, error: string) => z.string().check(check<string>((v) => pattern.test(v), error, 'invalid_format'));
+export const matching = (pattern: RegExp, error: string) => str().check(check<string>((v) => pattern.test(v), error, 'invalid_format'));
 
 /** One of `values` (a closed enum). */
 export function oneOf<const T extends readonly string[]>(values: T): z.ZodMiniType<T[number]> {
@@ -70,13 +83,7 @@ export const customPropertiesSchema = z.optional(z.array(customPropertySchema));
 export const maybe = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
 
 /** A string member of a response, possibly `null` or absent. */
-export const maybeText = () => maybe(z.string());
-
-/**
- * A finite JSON number. A refinement too (see `check` above): it reports `invalid_type` with the
- * expected type, as `z.number()` does, missing or of another type alike.
- */
-const num = () => z.custom<number>((value) => typeof value === 'number' && Number.isFinite(value), { params: { code: 'invalid_type', expected: 'number' } });
+export const maybeText = () => maybe(str());
 
 /** A number member of a response (amounts are JSON numbers in major units), possibly `null` or absent. */
 export const maybeNumber = () => maybe(num());
@@ -89,7 +96,7 @@ export const id = () => jsonType('string', 'number');
  * (`'KNOWN' | (string & {})`).
  */
 export function openEnum<const T extends readonly string[]>(_known: T): z.ZodMiniType<T[number] | (string & {})> {
-  return z.string() as unknown as z.ZodMiniType<T[number] | (string & {})>;
+  return str() as unknown as z.ZodMiniType<T[number] | (string & {})>;
 }
 
 /** One `custom_properties` item of a response, kept as sent. */

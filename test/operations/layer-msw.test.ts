@@ -185,6 +185,16 @@ describe('bounds and types checked by refinement', () => {
       { path: 'query.page', message: 'must be a whole number', code: 'invalid_type' },
       { path: 'query.page', message: 'must be at least 1', code: 'too_small' },
     ]);
+    // A value of the wrong type, or none, is reported once: the bounds are not checked on it.
+    expect(await issues(session.accounts.transactions.list('0123456789', { ...range, page: '0' as never }))).toEqual([
+      { path: 'query.page', message: 'must be a number, got string', code: 'invalid_type' },
+    ]);
+    expect(await issues(session.accounts.holds.create('0123456789', { ...hold, amount: '-5' as never }))).toEqual([{ path: 'amount', message: 'must be a number, got string', code: 'invalid_type' }]);
+    expect(await issues(session.accounts.holds.create('0123456789', hold as never))).toEqual([{ path: 'amount', message: 'is required', code: 'missing' }]);
+    expect(await issues(session.accounts.holds.create('0123456789', { ...hold, amount: 5, reference: 12 as never, narration: undefined as never }))).toEqual([
+      { path: 'reference', message: 'must be a string, got number', code: 'invalid_type' },
+      { path: 'narration', message: 'is required', code: 'missing' },
+    ]);
     expect(seen).toHaveLength(0);
   });
 
