@@ -6,35 +6,36 @@ import type { Scope } from '../core/scopes.js';
  * and the scopes it asks for by default. The rest of each operation (method, path, schemas) is
  * declared next to its schemas in `schemas/<namespace>.ts` and loads with the namespace's first
  * call, so a namespace adds little more than its method names to what a client loads up front.
+ * One row per operation: its token kind, then its scope.
  */
 const OPERATION_TABLE = {
-  'customers.retrieve': { token: 'customer', scopes: ['customers.readonly'] },
-  'accounts.create': { token: 'client', scopes: ['accounts.create'] },
-  'accounts.list': { token: 'customer', scopes: ['accounts.list.readonly'] },
-  'accounts.balances.retrieve': { token: 'customer', scopes: ['accounts.balance.readonly'] },
-  'accounts.transactions.list': { token: 'customer', scopes: ['accounts.transactions.readonly'] },
-  'accounts.holds.list': { token: 'customer', scopes: ['accounts.holds.readonly'] },
-  'accounts.holds.create': { token: 'customer', scopes: ['accounts.holds.create'] },
-  'accounts.holds.update': { token: 'customer', scopes: ['accounts.holds.update'] },
-  'transfers.enquiry': { token: 'both', scopes: ['transfers.transactions.enquiry'] },
-  'transfers.create': { token: 'customer', scopes: ['transfers.transactions.create'] },
-  'transfers.retrieve': { token: 'customer', scopes: ['transfers.transactions.query'] },
-  'bills.categories.list': { token: 'client', scopes: ['bills.categories.list'] },
-  'bills.billers.list': { token: 'client', scopes: ['bills.billers.list'] },
-  'bills.validate': { token: 'both', scopes: ['bills.bill.validate'] },
-  'bills.pay': { token: 'customer', scopes: ['bills.transactions.create'] },
-  'disputes.categories.list': { token: 'client', scopes: ['disputes.categories.list'] },
-  'disputes.create': { token: 'customer', scopes: ['disputes.report.create'] },
-  'disputes.retrieve': { token: 'customer', scopes: ['disputes.report.readonly'] },
-  'directDebits.create': { token: 'customer', scopes: ['direct-debits.create'] },
-  'directDebits.list': { token: 'customer', scopes: ['direct-debits.list'] },
-  'directDebits.update': { token: 'customer', scopes: ['direct-debits.update'] },
-  'directDebits.charge': { token: 'customer', scopes: ['direct-debits.transaction.create'] },
-  'cards.create': { token: 'both', scopes: ['cards.create'] },
-  'cards.list': { token: 'both', scopes: ['cards.list'] },
-  'savings.list': { token: 'customer', scopes: ['savings.list'] },
-  'savings.transactions.list': { token: 'customer', scopes: ['savings.transactions.list'] },
-} as const satisfies Record<string, { token: TokenKind; scopes: readonly Scope[] }>;
+  'customers.retrieve': 'customer customers.readonly',
+  'accounts.create': 'client accounts.create',
+  'accounts.list': 'customer accounts.list.readonly',
+  'accounts.balances.retrieve': 'customer accounts.balance.readonly',
+  'accounts.transactions.list': 'customer accounts.transactions.readonly',
+  'accounts.holds.list': 'customer accounts.holds.readonly',
+  'accounts.holds.create': 'customer accounts.holds.create',
+  'accounts.holds.update': 'customer accounts.holds.update',
+  'transfers.enquiry': 'both transfers.transactions.enquiry',
+  'transfers.create': 'customer transfers.transactions.create',
+  'transfers.retrieve': 'customer transfers.transactions.query',
+  'bills.categories.list': 'client bills.categories.list',
+  'bills.billers.list': 'client bills.billers.list',
+  'bills.validate': 'both bills.bill.validate',
+  'bills.pay': 'customer bills.transactions.create',
+  'disputes.categories.list': 'client disputes.categories.list',
+  'disputes.create': 'customer disputes.report.create',
+  'disputes.retrieve': 'customer disputes.report.readonly',
+  'directDebits.create': 'customer direct-debits.create',
+  'directDebits.list': 'customer direct-debits.list',
+  'directDebits.update': 'customer direct-debits.update',
+  'directDebits.charge': 'customer direct-debits.transaction.create',
+  'cards.create': 'both cards.create',
+  'cards.list': 'both cards.list',
+  'savings.list': 'customer savings.list',
+  'savings.transactions.list': 'customer savings.transactions.list',
+} as const satisfies Record<string, `${TokenKind} ${Scope}`>;
 
 /**
  * The name of a typed operation, as its method is called under the client: the keys of
@@ -45,8 +46,10 @@ export type OperationName = keyof typeof OPERATION_TABLE;
 
 /** The token kind of a typed operation. */
 export function tokenKind(name: string): TokenKind {
-  return (OPERATION_TABLE as Record<string, { token: TokenKind }>)[name]!.token;
+  return row(name)[0] as TokenKind;
 }
+
+const row = (name: string): string[] => (OPERATION_TABLE as Record<string, string>)[name]!.split(' ');
 
 /**
  * The scopes each typed operation asks for by default, keyed by its method name. Use it to build
@@ -61,5 +64,5 @@ export function tokenKind(name: string): TokenKind {
  * @group Client
  */
 export const OPERATION_SCOPES: Readonly<Record<OperationName, readonly Scope[]>> = Object.freeze(
-  Object.fromEntries(Object.entries(OPERATION_TABLE).map(([name, entry]) => [name, entry.scopes])) as unknown as Record<OperationName, readonly Scope[]>,
+  Object.fromEntries(Object.keys(OPERATION_TABLE).map((name) => [name, row(name).slice(1)])) as unknown as Record<OperationName, readonly Scope[]>,
 );
