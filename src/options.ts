@@ -2,7 +2,7 @@ import { MemoryTokenStore, type TokenStore } from './auth/token-store.js';
 import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
 import { DEFAULT_ENDPOINTS, type Endpoints, type Environment, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
-import { DEFAULT_MAX_RESPONSE_BYTES } from './core/http.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, lazyHttpLayer } from './core/http.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
 import { defaultSleep, type Sleep } from './core/retry.js';
 import { type Scope, SCOPES } from './core/scopes.js';
@@ -128,6 +128,9 @@ const KNOWN_OPTIONS = new Set<string>([
 
 const FLEET_METHODS = ['get', 'set', 'compareAndSet', 'compareAndDelete', 'lock', 'unlock', 'take'] as const;
 
+
+/** ky comes with the schemas' shared pieces: one chunk in a code-splitting bundle (see `lazyHttpLayer`). */
+const HTTP_LAYER = lazyHttpLayer(() => import('./http-layer.js'));
 
 function isInBrowser(): boolean {
   const g = globalThis as { window?: { document?: unknown } };
@@ -267,6 +270,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     fleetLockTtl: timeout + 1_000,
     operationScopes,
     logger: log,
+    http: HTTP_LAYER,
     limiter: rateLimit && new Lazy(() => onDemand.load().then((parts) => parts.callLimiter(rateLimit, link, now, sleep))),
     decryptResponses: input.decryptResponses ?? true,
     sleep,

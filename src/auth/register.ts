@@ -11,7 +11,7 @@ import {
 } from '../errors.js';
 import { checkNumber, checkTimeout, checkUrl, IssueList } from '../core/checks.js';
 import { DEFAULT_ENDPOINTS, SANDBOX_HOSTS } from '../core/config.js';
-import { AttemptTimeout, DEFAULT_MAX_RESPONSE_BYTES, describeNetworkFailure, type HttpMethod, isRedirect, redirectMessage, sendOnce } from '../core/http.js';
+import { AttemptTimeout, DEFAULT_MAX_RESPONSE_BYTES, describeNetworkFailure, type HttpMethod, isRedirect, lazyHttpLayer, redirectMessage, sendOnce } from '../core/http.js';
 import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
 import { redactHeaders, redactText } from '../core/redact.js';
 import { toIssues } from '../core/zod-issues.js';
@@ -40,12 +40,15 @@ function resolveConnection(params: RegistrationConnection, issues: IssueList): {
   return { url: `${authUrl ?? ''}${path}`, fetch: params.fetch, timeout, signal: params.signal, maxResponseBytes };
 }
 
+/** ky, from where the client takes it (see `lazyHttpLayer`). */
+const httpLayer = lazyHttpLayer(() => import('../http-layer.js'));
+
 /** Sends one registration call through the SDK's one send path and turns every failure into an SDK error. */
 async function call(what: string, conn: ReturnType<typeof resolveConnection>, method: HttpMethod, headers: Record<string, string>, body?: string): Promise<Registration> {
   let response: Response;
   let raw: string;
   try {
-    ({ response, text: raw } = await sendOnce({ method, url: conn.url, headers, body, signal: conn.signal, timeout: conn.timeout, fetch: conn.fetch, maxResponseBytes: conn.maxResponseBytes }));
+    ({ response, text: raw } = await sendOnce({ method, url: conn.url, headers, body, signal: conn.signal, timeout: conn.timeout, fetch: conn.fetch, maxResponseBytes: conn.maxResponseBytes, http: await httpLayer.load() }));
   } catch (failure) {
     throw networkError(what, failure, conn.signal);
   } finally {

@@ -1,6 +1,6 @@
 import { AbortError, ApiError, ConnectionError, OpenBankingError, TimeoutError, withIdempotencyKey } from '../errors.js';
 import type { PipelineConfig } from './config.js';
-import { AttemptTimeout, describeNetworkFailure, type HttpMethod, isRedirect, parseJson, redirectMessage, scrubCause, sendOnce } from './http.js';
+import { AttemptTimeout, describeNetworkFailure, type HttpLayer, type HttpMethod, isRedirect, parseJson, redirectMessage, scrubCause, sendOnce } from './http.js';
 import { RenewalBackoff } from './renewal-backoff.js';
 import { redactHeaders, redactText } from './redact.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfterMs } from './retry.js';
@@ -26,6 +26,8 @@ export interface PreparedCall {
   timeout: number;
   maxRetries: number;
   bearer: BearerSource;
+  /** The loaded HTTP layer. */
+  http: HttpLayer;
 }
 
 /**
@@ -63,7 +65,7 @@ export class AttemptLoop {
       let response: Response;
       let text: string;
       try {
-        ({ response, text } = await sendOnce({ method, url: call.url, headers, body: call.payload, signal, timeout: call.timeout, fetch: o.fetch, maxResponseBytes: o.maxResponseBytes }));
+        ({ response, text } = await sendOnce({ method, url: call.url, headers, body: call.payload, signal, timeout: call.timeout, fetch: o.fetch, maxResponseBytes: o.maxResponseBytes, http: call.http }));
       } catch (failure) {
         const error = networkError(failure, signal, idempotencyKey, call.timeout);
         this.#logAttempt(call, error.name, attempt, started);

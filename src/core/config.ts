@@ -1,4 +1,5 @@
 import type { Lazy } from './lazy.js';
+import type { HttpLayer } from './http.js';
 import type { FieldCipher } from '../crypto/cipher.js';
 import type { FleetAccess } from '../fleet/store.js';
 import type { LeveledLogger } from './logger.js';
@@ -93,6 +94,8 @@ export interface PipelineConfig {
   maxResponseBytes: number;
   fetch: typeof fetch | undefined;
   logger: LeveledLogger;
+  /** ky and the key generator, loaded with the first request (`lazyHttpLayer`). */
+  http: Lazy<HttpLayer>;
   /** The limiter of `rateLimit` (the fleet's shared bucket with a fleet), loaded with the first call. */
   limiter: Lazy<CallLimiter> | undefined;
   decryptResponses: boolean;

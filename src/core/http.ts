@@ -1,23 +1,35 @@
 import { OpenBankingError, ResponseTooLargeError } from '../errors.js';
+import type { KyInstance } from 'ky';
 import { Lazy } from './lazy.js';
 
+/** ky and the idempotency-key generator: what sends the SDK's requests. */
+export interface HttpLayer {
+  ky: KyInstance;
+  /** A fresh idempotency key. */
+  uuid: () => string;
+}
+
 /**
- * ky and the idempotency-key generator load with the first request, not with the package:
- * importing ky runs its feature detection, which builds a `Request` and so loads Node's whole fetch
- * implementation (undici). Deferred, they leave the import of the package to what it needs
+ * The HTTP layer, loaded with the first request, not with the package: importing ky runs its
+ * feature detection, which builds a `Request` and so loads Node's whole fetch implementation
+ * (undici). Deferred, they leave the import of the package to what it needs
  * (docs/performance.md); the first call pays what hand-written fetch code pays on its first
- * request anyway.
+ * request anyway. `loadKy` says where ky comes from: the client passes the module of the schemas'
+ * shared pieces, which re-exports it, so that a code-splitting bundler loads ky, zod and those
+ * pieces as one chunk rather than two (bench/README.md, "The first-call budget").
  *
  * Keys are UUID v4 from Web Crypto's `randomUUID` where the runtime has it (Node, Bun, Deno,
  * workerd, browsers in secure contexts: what uuid's own `v4` calls there too), so the first call
  * does not load the uuid package's twenty modules; uuid's `v4` elsewhere.
  */
-export const httpLayer = new Lazy(async () => {
-  const { ky } = await import('./http-layer.js');
-  const webCrypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  const uuid: () => string = typeof webCrypto?.randomUUID === 'function' ? () => webCrypto.randomUUID!() : (await import('uuid')).v4;
-  return { ky, uuid };
-});
+export function lazyHttpLayer(loadKy: () => Promise<{ ky: KyInstance }>): Lazy<HttpLayer> {
+  return new Lazy(async () => {
+    const { ky } = await loadKy();
+    const webCrypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+    const uuid: () => string = typeof webCrypto?.randomUUID === 'function' ? () => webCrypto.randomUUID!() : (await import('uuid')).v4;
+    return { ky, uuid };
+  });
+}
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -36,6 +48,8 @@ export interface OutgoingRequest {
   fetch: typeof fetch | undefined;
   /** Largest body read (bytes); a larger one rejects with {@link ResponseTooLargeError}. */
   maxResponseBytes: number;
+  /** The loaded HTTP layer. */
+  http: HttpLayer;
 }
 
 /** The default `maxResponseBytes`: 10 MiB. */
@@ -114,8 +128,7 @@ function abortAttempt(controller: AbortController): void {
  * the body. Rejects with {@link AttemptTimeout} when the timer fired, with fetch's error otherwise.
  */
 export async function sendOnce(request: OutgoingRequest): Promise<{ response: Response; text: string }> {
-  const http = httpLayer.value ?? (await httpLayer.load());
-  const { signal, timeout } = request;
+  const { http, signal, timeout } = request;
   const controller = new AbortController();
   const timer = timeout <= MAX_TIMER_MS ? setTimeout(abortAttempt, timeout, controller) : undefined;
   const onAbort = signal ? () => controller.abort(signal.reason) : undefined;

@@ -7,7 +7,7 @@ import { describeType } from './checks.js';
 import type { PipelineConfig } from './config.js';
 import { decodeSuccess, issuesOf } from './decode.js';
 import { FieldCrypto } from './field-crypto.js';
-import { type HttpMethod, httpLayer } from './http.js';
+import type { HttpMethod } from './http.js';
 import { jsonIssues } from './json-body.js';
 import { computeSignature } from './signature.js';
 
@@ -79,7 +79,7 @@ export class Transport {
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
     const query = encodeQuery((await validate(op.schemas?.query, op.query, 'Invalid query', 'query')) as Record<string, unknown> | undefined);
-    const http = httpLayer.value ?? (await httpLayer.load());
+    const http = o.http.value ?? (await o.http.load());
     const idempotencyKey = call.idempotencyKey ?? http.uuid();
 
     // 2. Secret fields encrypted once (remembered under the key), so every attempt carries the same bytes.
@@ -102,6 +102,7 @@ export class Transport {
       timeout: call.timeout ?? o.timeout,
       maxRetries: call.maxRetries ?? o.maxRetries,
       bearer: op.bearer,
+      http,
     });
 
     // 5. Decode, validate, decrypt.

@@ -1,8 +1,11 @@
 import * as z from 'zod/mini';
 
-// Every schema module takes `defineOperation` from here, so that the zod chunk, these pieces and
-// the descriptors' helper are one chunk in a code-splitting bundle rather than three.
+// Every schema module takes `defineOperation` from here, and the client takes ky from here (see
+// `lazyHttpLayer` in core/http.ts): zod, these pieces, the descriptors' helper and ky are what
+// every first call loads beyond the package's import, and so are one chunk in a code-splitting
+// bundle rather than three.
 export { defineOperation } from '../core/operation.js';
+export { default as ky } from 'ky';
 
 /*
  * Building blocks the namespaces' schema modules share. Every module under schemas/ except the
