@@ -1,3 +1,4 @@
+import ky from 'ky';
 import * as z from 'zod/mini';
 
 // Every schema module takes `defineOperation` from here, and the client takes ky from here (see
@@ -5,7 +6,7 @@ import * as z from 'zod/mini';
 // every first call loads beyond the package's import, and so are one chunk in a code-splitting
 // bundle rather than three.
 export { defineOperation } from '../core/operation.js';
-export { default as ky } from 'ky';
+export { ky };
 
 /*
  * Building blocks the namespaces' schema modules share. Every module under schemas/ except the
