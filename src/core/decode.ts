@@ -22,10 +22,12 @@ export interface Decoded {
 
 /**
  * Reads a 2xx body: JSON, the `{status, message, data}` envelope when `envelope` is set (success is
- * decided by the HTTP status alone, never by `status` or `message`), then `data` through `schema`.
+ * decided by the HTTP status alone, never by `status` or `message`), then `data` through `reshape`
+ * and the `response` schema.
  * Anything else rejects with {@link ResponseValidationError} carrying the raw body.
  */
-export async function decodeSuccess(response: Response, text: string, envelope: boolean, schema: z.ZodMiniType | undefined, idempotencyKey: string): Promise<Decoded> {
+export async function decodeSuccess(response: Response, text: string, envelope: boolean, schemas: { response?: z.ZodMiniType | undefined; reshape?: ((data: unknown) => unknown) | undefined } | undefined, idempotencyKey: string): Promise<Decoded> {
+  const schema = schemas?.response;
   const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey });
   if (text.trim() === '') {
     if (envelope || schema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
@@ -42,6 +44,7 @@ export async function decodeSuccess(response: Response, text: string, envelope: 
   const sent = isEnvelope ? (parsed as Envelope<unknown>) : undefined;
   let data: unknown = sent ? sent.data : parsed;
   if (schema) {
+    if (schemas.reshape) data = schemas.reshape(data);
     const result = schema.safeParse(data);
     if (!result.success) throw invalid(await issuesOf(result.error, data, 'data'));
     data = result.data;

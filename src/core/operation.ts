@@ -30,6 +30,13 @@ export interface OperationDescriptor {
   readonly request?: z.ZodMiniType;
   /** Checks (and shapes) `data` of a 2xx answer. */
   readonly response?: z.ZodMiniType;
+  /**
+   * Reads a shape of `data` the provider sends besides the documented one (a bare array, a lone
+   * object, `loans` for `savings`) as the documented one, before `response` checks it. A plain
+   * function rather than a zod transform: zod's transform would add to the code every namespace's
+   * first call loads.
+   */
+  readonly reshape?: (data: unknown) => unknown;
   /** Top-level body fields the cipher encrypts. */
   readonly secretRequestFields?: readonly string[];
   /** Fields of `data` the cipher decrypts (dotted, `*` for array items). */

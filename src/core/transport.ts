@@ -21,6 +21,8 @@ export interface OperationSchemas {
   request?: z.ZodMiniType | undefined;
   query?: z.ZodMiniType | undefined;
   response?: z.ZodMiniType | undefined;
+  /** Reads another shape of `data` as the documented one, before `response` checks it. */
+  reshape?: ((data: unknown) => unknown) | undefined;
 }
 
 /** One API operation: what the pipeline needs to send it and read its answer. */
@@ -106,7 +108,7 @@ export class Transport {
     });
 
     // 5. Decode, validate, decrypt.
-    const decoded = await decodeSuccess(response, text, op.envelope === true, op.schemas?.response, idempotencyKey);
+    const decoded = await decodeSuccess(response, text, op.envelope === true, op.schemas, idempotencyKey);
     await this.#crypto.decryptResponse(decoded.data, op.secretResponseFields, idempotencyKey);
     return { data: decoded.data, envelope: decoded.envelope, response, idempotencyKey };
   }

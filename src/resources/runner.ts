@@ -74,7 +74,7 @@ export class OperationRunner {
         path,
         body: op.input === 'body' ? input : undefined,
         query: op.input === 'query' || op.input === 'optional-query' ? (input as Record<string, unknown> | undefined) : undefined,
-        schemas: { request: op.input === 'body' ? op.request : undefined, query: op.input !== 'body' ? op.request : undefined, response: op.response },
+        schemas: { request: op.input === 'body' ? op.request : undefined, query: op.input !== 'body' ? op.request : undefined, response: op.response, reshape: op.reshape },
         envelope: true,
         secretRequestFields: op.secretRequestFields,
         secretResponseFields: op.secretResponseFields,

@@ -20,14 +20,14 @@ export const billerCategorySchema = z.looseObject({
  * `data` of `GET /bills/categories`: a bare array in the provider's guide. An object whose only
  * array member is the list is accepted too, whatever that member's name.
  */
-export const billerCategoryListSchema = z.pipe(
-  z.transform((value: unknown) => {
-    if (Array.isArray(value) || typeof value !== 'object' || value === null) return value;
-    const lists = Object.values(value).filter(Array.isArray);
-    return lists.length === 1 ? lists[0] : value;
-  }),
-  z.array(billerCategorySchema),
-);
+export const billerCategoryListSchema = z.array(billerCategorySchema);
+
+/** An object whose one array member is the category list, read as that list. */
+const categoryList = (value: unknown): unknown => {
+  if (Array.isArray(value) || typeof value !== 'object' || value === null) return value;
+  const lists = Object.values(value).filter(Array.isArray);
+  return lists.length === 1 ? lists[0] : value;
+};
 
 /** A product a biller sells. */
 export const billerProductSchema = z.looseObject({
@@ -135,7 +135,7 @@ export const billPaymentSchema = z.looseObject({
 
 /** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
 export const operations = {
-  categories: defineOperation({ name: 'bills.categories.list', method: 'GET', path: '/bills/categories', input: 'none', response: billerCategoryListSchema, source: '§9.1', completeness: 'partial' }),
+  categories: defineOperation({ name: 'bills.categories.list', method: 'GET', path: '/bills/categories', input: 'none', response: billerCategoryListSchema, reshape: categoryList, source: '§9.1', completeness: 'partial' }),
   billers: defineOperation({ name: 'bills.billers.list', method: 'GET', path: '/bills/{category_id}/billers', input: 'none', response: billerListSchema, source: '§9.2', completeness: 'full' }),
   validate: defineOperation({ name: 'bills.validate', method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', input: 'none', response: billValidationSchema, source: '§9.3', completeness: 'full' }),
   pay: defineOperation({ name: 'bills.pay', method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', input: 'body', request: payBillSchema, response: billPaymentSchema, source: '§9.4', completeness: 'full' }),

@@ -59,14 +59,14 @@ export const disputeSchema = z.looseObject({
 });
 
 /** `data` of `GET /disputes/{report_reference}`: a bare array; a lone object is wrapped into one. */
-export const disputeListSchema = z.pipe(
-  z.transform((value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? [value] : value)),
-  z.array(disputeSchema),
-);
+export const disputeListSchema = z.array(disputeSchema);
+
+/** A lone dispute, read as a list of one. */
+const asList = (value: unknown): unknown => (typeof value === 'object' && value !== null && !Array.isArray(value) ? [value] : value);
 
 /** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
 export const operations = {
   categories: defineOperation({ name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', input: 'none', response: disputeCategoryListSchema, source: '§10.1', completeness: 'full' }),
   create: defineOperation({ name: 'disputes.create', method: 'POST', path: '/disputes', input: 'body', request: createDisputeSchema, response: disputeSchema, source: '§10.2', completeness: 'full' }),
-  retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', input: 'none', response: disputeListSchema, source: '§10.3', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', input: 'none', response: disputeListSchema, reshape: asList, source: '§10.3', completeness: 'full' }),
 };

@@ -43,17 +43,17 @@ export const savingsSchema = z.looseObject({
  * `data` of `GET /savings`: `{ savings }`. The API reference names the list `loans`, the guide
  * `savings`; a `loans` list is copied into `savings` when `savings` is absent.
  */
-export const savingsListSchema = z.pipe(
-  z.transform((value: unknown) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const data = value as Record<string, unknown>;
-    return data.savings === undefined && Array.isArray(data.loans) ? { ...data, savings: data.loans } : data;
-  }),
-  z.looseObject({
-    /** The customer's savings plans. */
-    savings: z.array(savingsSchema),
-  }),
-);
+export const savingsListSchema = z.looseObject({
+  /** The customer's savings plans. */
+  savings: z.array(savingsSchema),
+});
+
+/** A `loans` list, when `savings` is absent, read as `savings`. */
+const loansAsSavings = (value: unknown): unknown => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const data = value as Record<string, unknown>;
+  return data.savings === undefined && Array.isArray(data.loans) ? { ...data, savings: data.loans } : data;
+};
 
 /** Query of `GET /savings/{savings_id}/transactions`: every member optional. */
 export const savingsTransactionsQuerySchema = z.optional(
@@ -90,6 +90,6 @@ export const savingsTransactionPageSchema = z.looseObject({
 
 /** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
 export const operations = {
-  list: defineOperation({ name: 'savings.list', method: 'GET', path: '/savings', input: 'none', response: savingsListSchema, source: '§14.1', completeness: 'full' }),
+  list: defineOperation({ name: 'savings.list', method: 'GET', path: '/savings', input: 'none', response: savingsListSchema, reshape: loansAsSavings, source: '§14.1', completeness: 'full' }),
   transactions: defineOperation({ name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', input: 'optional-query', request: savingsTransactionsQuerySchema, response: savingsTransactionPageSchema, pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
 };
