@@ -59,6 +59,12 @@ function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens
   return { tokens: set, issues };
 }
 
+/** The tokens as given, normalised, and the error every call rejects with when they are bad. */
+function checked(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; invalid: ValidationError | undefined } {
+  const { tokens: set, issues } = checkTokens(tokens, options, nowMs);
+  return { tokens: set, invalid: issues.length > 0 ? new ValidationError('Invalid customer tokens', issues) : undefined };
+}
+
 /**
  * What a session's tokens are at any moment. The refresh (`customer-refresh.ts`) reads and writes
  * it; it loads with the on-demand module when a token first needs one, so that a session whose
@@ -97,8 +103,8 @@ export class CustomerTokens {
   };
 
   constructor(ctx: CustomerTokensContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
-    this.#state = { ctx, onTokens: typeof options?.onTokens === 'function' ? options.onTokens : undefined } as CustomerTokenState;
-    this.#replace(tokens, options);
+    const onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
+    this.#state = { ctx, onTokens, ...checked(tokens, options, ctx.now()), failure: undefined, flight: undefined, generation: 0 };
   }
 
   /** The current token set (a copy): the one given, or the latest refreshed one. */
@@ -131,11 +137,9 @@ export class CustomerTokens {
 
   #replace(tokens: TokenSetInput, options: CustomerSessionOptions | undefined): void {
     const s = this.#state;
-    const checked = checkTokens(tokens, options, s.ctx.now());
-    s.tokens = checked.tokens;
-    s.invalid = checked.issues.length > 0 ? new ValidationError('Invalid customer tokens', checked.issues) : undefined;
+    Object.assign(s, checked(tokens, options, s.ctx.now()));
     s.failure = undefined;
     s.flight = undefined;
-    s.generation = (s.generation ?? 0) + 1;
+    s.generation++;
   }
 }

@@ -1,25 +1,23 @@
 import * as z from 'zod/mini';
-import { matching, str, text as textOf, upTo } from '../schemas/common.js';
+import { matching, str, text, upTo } from '../schemas/common.js';
 
 // The schema of `OpenBanking.register`'s body, in its own module so that zod loads with the first
 // registration rather than with the package.
 
-const text = textOf(); // from common.ts, so that zod and the namespaces' shared pieces load as one chunk
-
 /** The spec's nine registration fields; `RegistrationFields` is its input type. */
 export const registrationRequestSchema = z.strictObject({
   /** Login used later to fetch the credentials (`GET /dcr`); unique, and never reusable. */
-  username: text,
+  username: text(),
   /** Password of that login. */
-  password: text,
+  password: text(),
   /** The application's name, shown to customers on the consent page. */
-  app_name: text,
+  app_name: text(),
   /** What the application does. */
   app_description: z.optional(upTo()),
   /** Who builds it. */
-  app_developer_name: z.optional(text),
+  app_developer_name: z.optional(text()),
   /** The developer's postal address. */
-  app_developer_address: z.optional(text),
+  app_developer_address: z.optional(text()),
   /** The developer's email address. */
   app_developer_contact_email: z.optional(matching(/^[^\s@]+@[^\s@]+$/, 'must be an email address')),
   /** The developer's phone number, e.g. `+2348012345678`. */

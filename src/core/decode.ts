@@ -14,6 +14,13 @@ export async function issuesOf(error: z.core.$ZodError, input: unknown, prefix =
   return (await issueWords.load()).toIssues(error, input, prefix);
 }
 
+/** What reads `data` of a 2xx answer: the operation's response schema, after `reshape`. */
+export interface ResponseSchemas {
+  response?: z.ZodMiniType | undefined;
+  /** Reads another shape of `data` as the documented one, before `response` checks it. */
+  reshape?: ((data: unknown) => unknown) | undefined;
+}
+
 /** A 2xx answer, decoded: `data` validated against its schema (unknown fields kept), the envelope as sent. */
 export interface Decoded {
   data: unknown;
@@ -26,7 +33,7 @@ export interface Decoded {
  * and the `response` schema.
  * Anything else rejects with {@link ResponseValidationError} carrying the raw body.
  */
-export async function decodeSuccess(response: Response, text: string, envelope: boolean, schemas: { response?: z.ZodMiniType | undefined; reshape?: ((data: unknown) => unknown) | undefined } | undefined, idempotencyKey: string): Promise<Decoded> {
+export async function decodeSuccess(response: Response, text: string, envelope: boolean, schemas: ResponseSchemas | undefined, idempotencyKey: string): Promise<Decoded> {
   const schema = schemas?.response;
   const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey });
   if (text.trim() === '') {

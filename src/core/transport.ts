@@ -5,7 +5,7 @@ import { AttemptLoop, type BearerSource } from './attempts.js';
 import { checkCallOptions, type RequestOptions } from './call-options.js';
 import { describeType } from './checks.js';
 import type { PipelineConfig } from './config.js';
-import { decodeSuccess, issuesOf } from './decode.js';
+import { decodeSuccess, issuesOf, type ResponseSchemas } from './decode.js';
 import { FieldCrypto } from './field-crypto.js';
 import type { HttpMethod } from './http.js';
 import { jsonIssues } from './json-body.js';
@@ -17,12 +17,9 @@ export type { Envelope } from './api-promise.js';
 export type { HttpMethod } from './http.js';
 
 /** An operation's zod schemas: the body, the query, and `data` of a 2xx answer. */
-export interface OperationSchemas {
+export interface OperationSchemas extends ResponseSchemas {
   request?: z.ZodMiniType | undefined;
   query?: z.ZodMiniType | undefined;
-  response?: z.ZodMiniType | undefined;
-  /** Reads another shape of `data` as the documented one, before `response` checks it. */
-  reshape?: ((data: unknown) => unknown) | undefined;
 }
 
 /** One API operation: what the pipeline needs to send it and read its answer. */

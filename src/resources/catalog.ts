@@ -44,12 +44,13 @@ const OPERATION_TABLE = {
  */
 export type OperationName = keyof typeof OPERATION_TABLE;
 
+/** Each row split once, at load: the runner reads the token kind on every call. */
+const ROWS = new Map(Object.entries(OPERATION_TABLE).map(([name, row]) => [name, row.split(' ')]));
+
 /** The token kind of a typed operation. */
 export function tokenKind(name: string): TokenKind {
-  return row(name)[0] as TokenKind;
+  return ROWS.get(name)![0] as TokenKind;
 }
-
-const row = (name: string): string[] => (OPERATION_TABLE as Record<string, string>)[name]!.split(' ');
 
 /**
  * The scopes each typed operation asks for by default, keyed by its method name. Use it to build
@@ -64,5 +65,5 @@ const row = (name: string): string[] => (OPERATION_TABLE as Record<string, strin
  * @group Client
  */
 export const OPERATION_SCOPES: Readonly<Record<OperationName, readonly Scope[]>> = Object.freeze(
-  Object.fromEntries(Object.keys(OPERATION_TABLE).map((name) => [name, row(name).slice(1)])) as unknown as Record<OperationName, readonly Scope[]>,
+  Object.fromEntries([...ROWS].map(([name, [, ...scopes]]) => [name, scopes])) as unknown as Record<OperationName, readonly Scope[]>,
 );

@@ -16,8 +16,9 @@ export { ky };
 // Types and checks as refinements: zod's own (`z.string`, `z.number`, `z.minLength`,
 // `z.maxLength`, `z.regex`, `z.enum`, `z.literal`, number bounds, `z.record`, `z.union`) each add
 // their code to the zod chunk that every namespace shares, so the first call of any namespace
-// would pay for what one namespace uses (together about 2 kB gzip). A refinement adds nothing. It names its issue code in
-// `params` (core/zod-issues.ts), so a caller sees the codes and messages zod's checks give.
+// would pay for what one namespace uses (together about 2 kB gzip). A refinement adds nothing. It
+// names its issue code in `params` (core/zod-issues.ts), so a caller sees the codes and messages
+// zod's checks give.
 const check = <T>(ok: (value: T) => boolean, error: string, code: string) => z.refine<T>(ok, { error, params: { code } });
 
 /**
@@ -121,13 +122,12 @@ export const customPropertiesOut = () => maybe(z.array(customPropertyOutSchema))
 /** A calendar date, `YYYY-MM-DD`. */
 export const isoDate = () => matching(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YYYY-MM-DD');
 
-const bound = check<number>;
 
 /** A number greater than 0 (an amount). */
-export const positive = () => num().check(bound((n) => n > 0, 'must be greater than 0', 'too_small'));
+export const positive = () => num().check(check<number>((n) => n > 0, 'must be greater than 0', 'too_small'));
 
 /** A page number: a whole number from 1. */
-export const pageNumber = () => num().check(bound(Number.isSafeInteger, 'must be a whole number', 'invalid_type'), bound((n) => n >= 1, 'must be at least 1', 'too_small'));
+export const pageNumber = () => num().check(check<number>(Number.isSafeInteger, 'must be a whole number', 'invalid_type'), check<number>((n) => n >= 1, 'must be at least 1', 'too_small'));
 
 /** Any JSON object, its members kept as sent. */
 export const anyObject = () => z.looseObject({});
