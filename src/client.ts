@@ -6,16 +6,15 @@ import type { GrantContext } from './auth/grant-context.js';
 import type { TokenSetInput } from './auth/token-store.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './core/api-promise.js';
-import type { BearerSource } from './core/attempts.js';
+import type { BearerSource } from './core/http.js';
 import type { RequestOptions } from './core/call-options.js';
 import type { RequestParams } from './core/request-params.js';
 import { type Scope, scopeList } from './core/scopes.js';
 import { Transport } from './core/transport.js';
 import { CustomerSession } from './customer-session.js';
-import { onDemand } from './on-demand-loader.js';
-import { ValidationError } from './errors.js';
+import { ValidationError } from './errors/index.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
+import { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
 import { Namespaces } from './resources/namespaces.js';
 import { OperationRunner } from './resources/runner.js';
 
@@ -94,7 +93,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static register(params: RegisterParams): Promise<Registration> {
-    return onDemand.load().then((parts) => parts.register(params));
+    return import('./auth/register.js').then((parts) => parts.register(params));
   }
 
   /**
@@ -125,7 +124,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static fetchRegistration(params: FetchRegistrationParams): Promise<Registration> {
-    return onDemand.load().then((parts) => parts.fetchRegistration(params));
+    return import('./auth/register.js').then((parts) => parts.fetchRegistration(params));
   }
 
   /** The environment this client talks to. */
@@ -239,7 +238,7 @@ function clientBearer(state: ClientState, scopes: readonly Scope[]): BearerSourc
 
 /** `request` parameters through the pipeline with the given token source; the checks load with the first. */
 function send<Data>(state: ClientState, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data> {
-  return makeAPIPromise(onDemand.load().then((parts) => parts.sendRequest(state.transport, params, options, bearer)) as Promise<WithResponse<Data>>);
+  return makeAPIPromise(import('./core/request-params.js').then((parts) => parts.sendRequest(state.transport, params, options, bearer)) as Promise<WithResponse<Data>>);
 }
 
 /** The scopes named by `params.scope`, as a list (the parameters are checked when the call runs). */

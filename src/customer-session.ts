@@ -1,7 +1,7 @@
 import type { CustomerSessionOptions, CustomerTokens } from './auth/customer-tokens.js';
 import type { TokenSet, TokenSetInput } from './auth/token-store.js';
 import type { APIPromise } from './core/api-promise.js';
-import type { BearerSource } from './core/attempts.js';
+import type { BearerSource } from './core/http.js';
 import type { RequestOptions } from './core/call-options.js';
 import type { RequestParams } from './core/request-params.js';
 import { Namespaces } from './resources/namespaces.js';

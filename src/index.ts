@@ -9,11 +9,11 @@ export type { RequestOptions } from './core/call-options.js';
 export type { HttpMethod } from './core/http.js';
 export type { APIPromise, Envelope, WithResponse } from './core/api-promise.js';
 export type { PagePromise } from './core/page-promise.js';
-export { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
+export { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
 export type { TokenKind } from './core/operation.js';
 export type { Logger, LogLevel } from './core/logger.js';
 export type { SignatureEncoding } from './core/signature.js';
-export type { Sleep } from './core/retry.js';
+export type { Sleep } from './core/retry-timing.js';
 export { SCOPES, type Scope, type ScopeInput } from './core/scopes.js';
 export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/token-store.js';
 export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './fleet/store.js';
@@ -25,7 +25,7 @@ export {
   type GrantOptions,
   type PollDeviceTokenOptions,
 } from './auth/auth.js';
-export { createAuthorizationRequest } from './auth/authorization-lazy.js';
+export { createAuthorizationRequest } from './auth/auth.js';
 export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/callback.js';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization-checks.js';
 export { CustomerSession, type CustomerSessionOptions } from './customer-session.js';
@@ -146,4 +146,4 @@ export {
   type FieldError,
   type OAuthErrorCode,
   type ValidationIssue,
-} from './errors.js';
+} from './errors/index.js';

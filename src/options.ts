@@ -1,17 +1,15 @@
 import { MemoryTokenStore, type TokenStore } from './auth/token-store.js';
 import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
-import { DEFAULT_ENDPOINTS, type Endpoints, type Environment, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, lazyHttpLayer } from './core/http.js';
+import { DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
-import { defaultSleep, type Sleep } from './core/retry.js';
+import { defaultSleep, type Sleep } from './core/retry-timing.js';
 import { type Scope, SCOPES } from './core/scopes.js';
 import type { SignatureEncoding } from './core/signature.js';
 import { FleetHandle } from './fleet/handle.js';
 import { Lazy } from './core/lazy.js';
-import { onDemand } from './on-demand-loader.js';
 import type { FleetStore } from './fleet/store.js';
-import { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
+import { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
 
 export { DEFAULT_ENDPOINTS, type Endpoints, type Environment, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
 
@@ -129,9 +127,6 @@ const KNOWN_OPTIONS = new Set<string>([
 const FLEET_METHODS = ['get', 'set', 'compareAndSet', 'compareAndDelete', 'lock', 'unlock', 'take'] as const;
 
 
-/** ky comes with the schemas' shared pieces: one chunk in a code-splitting bundle (see `lazyHttpLayer`). */
-const HTTP_LAYER = lazyHttpLayer(() => import('./http-layer.js'));
-
 function isInBrowser(): boolean {
   const g = globalThis as { window?: { document?: unknown } };
   return typeof g.window !== 'undefined' && typeof g.window.document !== 'undefined';
@@ -245,8 +240,8 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   const log = leveledLogger(logger, logLevel);
   const now = input.now ?? Date.now;
   const sleep = input.sleep ?? defaultSleep;
-  // The coordination code loads with the fleet's first use, with the other on-demand parts.
-  const link = fleet === undefined ? undefined : new FleetHandle(clientId, () => onDemand.load().then((parts) => parts.connectFleet(fleet, { clientId, log, now })));
+  // The coordination code loads with the fleet's first use.
+  const link = fleet === undefined ? undefined : new FleetHandle(clientId, () => import('./auth/fleet-tokens.js').then((parts) => parts.connectFleet(fleet, { clientId, log, now })));
   return {
     clientId,
     clientSecret,
@@ -270,8 +265,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     fleetLockTtl: timeout + 1_000,
     operationScopes,
     logger: log,
-    http: HTTP_LAYER,
-    limiter: rateLimit && new Lazy(() => onDemand.load().then((parts) => parts.callLimiter(rateLimit, link, now, sleep))),
+    limiter: rateLimit && new Lazy(() => import('./core/shared-rate-limiter.js').then((parts) => parts.callLimiter(rateLimit, link, now, sleep))),
     decryptResponses: input.decryptResponses ?? true,
     sleep,
     now,

@@ -1,78 +1,15 @@
-import type { Sleep } from '../core/retry.js';
-import type { Endpoints } from '../core/config.js';
-import { onDemand } from '../on-demand-loader.js';
-import type { AuthorizationRequest } from './authorization-checks.js';
+import type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-checks.js';
 import type { DeviceAuthorization } from './device-code.js';
-import type { GrantContext } from './grant-context.js';
+import type { AuthContext, AuthorizationUrlParams, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';
 import type { ScopeInput } from '../core/scopes.js';
 import type { TokenSet } from './token-store.js';
 
-// The grants' checks and requests (and oauth4webapi under them) load with the first grant called
-// (`on-demand.ts`), never with the client: an API call needs none of them.
+export type { AuthContext, AuthorizationUrlParams, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';
 
-/** What `ob.auth` needs from its client. */
-export interface AuthContext {
-  grant: GrantContext;
-  endpoints: Endpoints;
-  redirectUri: string | undefined;
-  sleep: Sleep;
-}
+// `ob.auth`: each method loads its checks and grant (oauth4webapi) with its first call.
 
-/**
- * Options every `ob.auth` grant takes as its last argument.
- * @group OAuth
- */
-export interface GrantOptions {
-  /** Aborts the request; the promise rejects with `AbortError`. */
-  signal?: AbortSignal;
-}
-
-/**
- * Input of {@link Auth.authorizationUrl}: the client supplies `authUrl`, `clientId`, the
- * authorize path and (unless given here) its `redirectUri` option.
- * @group OAuth
- */
-export interface AuthorizationUrlParams {
-  /** Scopes to ask the customer for: an array of the spec's names or one space-separated string. */
-  scope: ScopeInput;
-  /** Default: the client's `redirectUri` option. */
-  redirectUri?: string;
-  /** Default: random. */
-  state?: string;
-  /** Default: random (43–128 unreserved characters when given). */
-  codeVerifier?: string;
-}
-
-/**
- * Input of {@link Auth.exchangeCode}.
- * @group OAuth
- */
-export interface ExchangeCodeParams {
-  /** The authorization code from the callback. */
-  code: string;
-  /** The PKCE code verifier the authorization request was built with. */
-  codeVerifier: string;
-  /** The redirect URI of the authorization request, exactly. Default: the client's `redirectUri` option. */
-  redirectUri?: string;
-}
-
-/**
- * Options of {@link Auth.deviceCode}.
- * @group OAuth
- */
-export interface DeviceCodeOptions extends GrantOptions {
-  /** The target bank connection (`target_connection_id`), e.g. `'CONN0987654321'`. */
-  targetConnectionId?: string;
-}
-
-/**
- * Options of {@link Auth.pollDeviceToken}.
- * @group OAuth
- */
-export interface PollDeviceTokenOptions extends GrantOptions {
-  /** Seconds between polls. Default: the response's `interval`, else 5. `slow_down` adds 5 s. Never less than 1 s, whatever the server says. */
-  interval?: number;
-}
+/** The grants' checks and requests, loaded with the first of them. */
+const flows = () => import('./flows.js');
 
 /**
  * The OAuth 2.0 grants of the identity host: `ob.auth`. Every method returns a promise and
@@ -118,7 +55,7 @@ export class Auth {
    * ```
    */
   async authorizationUrl(params: AuthorizationUrlParams): Promise<AuthorizationRequest> {
-    return (await onDemand.load()).authorizationUrl(this.#ctx, params);
+    return (await flows()).authorizationUrl(this.#ctx, params);
   }
 
   /**
@@ -133,7 +70,7 @@ export class Auth {
    * ```
    */
   async exchangeCode(params: ExchangeCodeParams, options?: GrantOptions): Promise<TokenSet> {
-    return (await onDemand.load()).exchangeCode(this.#ctx, params, options);
+    return (await flows()).exchangeCode(this.#ctx, params, options);
   }
 
   /**
@@ -149,7 +86,7 @@ export class Auth {
    * `ValidationError` (`refreshToken: is required`) and nothing is sent.
    */
   async refresh(refreshToken: string | undefined, options?: GrantOptions): Promise<TokenSet> {
-    return (await onDemand.load()).refresh(this.#ctx, refreshToken, options);
+    return (await flows()).refresh(this.#ctx, refreshToken, options);
   }
 
   /**
@@ -163,7 +100,7 @@ export class Auth {
    * ```
    */
   async clientCredentials(scopes: ScopeInput, options?: GrantOptions): Promise<TokenSet> {
-    return (await onDemand.load()).clientCredentials(this.#ctx, scopes, options);
+    return (await flows()).clientCredentials(this.#ctx, scopes, options);
   }
 
   /**
@@ -181,7 +118,7 @@ export class Auth {
    * ```
    */
   async deviceCode(scopes: ScopeInput, options?: DeviceCodeOptions): Promise<DeviceAuthorization> {
-    return (await onDemand.load()).deviceCode(this.#ctx, scopes, options);
+    return (await flows()).deviceCode(this.#ctx, scopes, options);
   }
 
   /**
@@ -196,6 +133,30 @@ export class Auth {
    * @param deviceCodeOrResponse - the `device_code`, or the whole response of {@link Auth.deviceCode}
    */
   async pollDeviceToken(deviceCodeOrResponse: string | DeviceAuthorization, options?: PollDeviceTokenOptions): Promise<TokenSet> {
-    return (await onDemand.load()).pollDeviceToken(this.#ctx, deviceCodeOrResponse, options);
+    return (await flows()).pollDeviceToken(this.#ctx, deviceCodeOrResponse, options);
   }
+}
+
+/**
+ * Builds the authorization request of the authorization-code flow with PKCE (S256): a random
+ * code verifier (`generateRandomCodeVerifier`), its S256 challenge (`calculatePKCECodeChallenge`),
+ * a random `state` (`generateRandomState`) and the authorize URL. Browser-safe: no secret is
+ * involved. Rejects with `ValidationError` for bad input.
+ *
+ * @example
+ * ```ts
+ * import { createAuthorizationRequest } from 'openbanking-ng';
+ * const req = await createAuthorizationRequest({
+ *   authUrl: 'https://identity-sandbox.sparkle.fyi',
+ *   clientId: 'my-client',
+ *   redirectUri: 'https://app.example.com/callback',
+ *   scope: ['accounts', 'transactions'],
+ * });
+ * sessionStorage.setItem('ob', JSON.stringify({ state: req.state, codeVerifier: req.codeVerifier }));
+ * location.assign(req.url);
+ * ```
+ * @group OAuth
+ */
+export async function createAuthorizationRequest(params: AuthorizationRequestParams): Promise<AuthorizationRequest> {
+  return (await import('./authorization.js')).createAuthorizationRequest(params);
 }

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../errors/index.js';
 import { add, checkString, parseUrl } from './callback.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import type { ScopeInput } from '../core/scopes.js';

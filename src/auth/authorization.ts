@@ -3,7 +3,7 @@ import {
   generateRandomCodeVerifier,
   generateRandomState,
 } from 'oauth4webapi';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { add, checkString } from './callback.js';
 import {
   type AuthorizationRequest,

@@ -1,4 +1,4 @@
-import { OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
+import { OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
 
 // Reading the authorization callback, and the three helpers it shares with the authorization step
 // (authorization-checks.ts). Apart from the step's other checks, because the main entry exports

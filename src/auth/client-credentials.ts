@@ -1,5 +1,4 @@
 import type { GrantContext } from './grant-context.js';
-import { tokenEndpointGrant } from './token-endpoint.js';
 import { scopeList } from '../core/scopes.js';
 import { isFresh, type TokenSet, type TokenStore } from './token-store.js';
 
@@ -15,11 +14,10 @@ export function tokenKey(clientId: string, scopes: readonly string[]): string {
 }
 
 /** Requests one client-credentials token set (POST `{auth_url}/oauth2/token`, `client_secret_post`). */
-export function requestClientCredentials(ctx: GrantContext, tokenPath: string, scopes: readonly string[], signal?: AbortSignal): Promise<TokenSet> {
-  const params = new URLSearchParams();
-  const scope = scopeList(scopes).join(' ');
-  if (scope) params.set('scope', scope);
-  return tokenEndpointGrant(ctx, ctx.authUrl + tokenPath, 'client_credentials', params, 'client credentials grant', signal);
+export async function requestClientCredentials(ctx: GrantContext, tokenPath: string, scopes: readonly string[], signal?: AbortSignal): Promise<TokenSet> {
+  // oauth4webapi and ky load with the first grant, not with the package.
+  const { requestClientCredentials: grant } = await import('./grants.js');
+  return grant(ctx, tokenPath, scopeList(scopes).join(' '), signal);
 }
 
 /**

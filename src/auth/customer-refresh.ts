@@ -1,11 +1,34 @@
-import { OAuthError } from '../errors.js';
-import type { CustomerTokenState } from './customer-tokens.js';
+import { OAuthError, type ValidationError } from '../errors/index.js';
 import { isFresh, type TokenSet } from './token-store.js';
 
-// A customer session's refresh, loaded with the on-demand module when a session's token first
-// needs more than a look: it has expired or is about to, the API refused it, the caller asked for
-// a refresh, or the session is in a failed state. The rules: refresh ahead of expiry, one refresh
-// for any number of concurrent calls, never a replayed refresh grant.
+// A customer session's refresh: when a token has expired or is about to, the API refused it, the
+// caller asked for a refresh, or the session is in a failed state. The rules: refresh ahead of
+// expiry, one refresh for any number of concurrent calls, never a replayed refresh grant.
+
+/** What a customer's tokens need from their client. */
+export interface CustomerTokensContext {
+  /** The refresh grant (`ob.auth.refresh`). */
+  refresh(refreshToken: string): Promise<TokenSet>;
+  /** The client's clock in milliseconds. */
+  now(): number;
+  /** With a fleet and a session `id`: the refresh shared by every process (see `sharedCustomerRefresh`). */
+  shared?: ((current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>) => Promise<{ tokens: TokenSet; refreshed: boolean }>) | undefined;
+}
+
+/** What a session's tokens are at any moment: the refresh reads and writes it. */
+export interface CustomerTokenState {
+  tokens: TokenSet;
+  /** Set when the tokens given were bad: every call rejects with it. */
+  invalid: ValidationError | undefined;
+  /** Set when the identity host refused the refresh grant: never replayed. */
+  failure: OAuthError | undefined;
+  /** The refresh in flight, shared by every call waiting for it. */
+  flight: Promise<TokenSet> | undefined;
+  /** Bumped whenever the caller replaces the tokens, so a late refresh answer cannot overwrite them. */
+  generation: number;
+  readonly onTokens: ((tokens: TokenSet) => void | Promise<void>) | undefined;
+  readonly ctx: CustomerTokensContext;
+}
 
 /** Each waiting call gets its own error object (the pipeline stamps the call's idempotency key on it). */
 function perCall(error: unknown): unknown {

@@ -1,7 +1,9 @@
-import type { BearerSource } from '../core/attempts.js';
-import { type OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
-import { onDemand } from '../on-demand-loader.js';
+import type { BearerSource } from '../core/http.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { customerAccessToken, customerRefreshNow, customerRenew, type CustomerTokenState, type CustomerTokensContext } from './customer-refresh.js';
 import { isFresh, type TokenSet, type TokenSetInput } from './token-store.js';
+
+export type { CustomerTokensContext } from './customer-refresh.js';
 
 /**
  * Options of `ob.forCustomer`.
@@ -21,16 +23,6 @@ export interface CustomerSessionOptions {
    * set (and `onTokens` fires only in the process that refreshed). Without a fleet it has no effect.
    */
   id?: string;
-}
-
-/** What a customer's tokens need from their client. */
-export interface CustomerTokensContext {
-  /** The refresh grant (`ob.auth.refresh`). */
-  refresh(refreshToken: string): Promise<TokenSet>;
-  /** The client's clock in milliseconds. */
-  now(): number;
-  /** With a fleet and a session `id`: the refresh shared by every process (see `sharedCustomerRefresh`). */
-  shared?: ((current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>) => Promise<{ tokens: TokenSet; refreshed: boolean }>) | undefined;
 }
 
 function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; issues: ValidationIssue[] } {
@@ -66,25 +58,6 @@ function checked(tokens: unknown, options: unknown, nowMs: number): { tokens: To
 }
 
 /**
- * What a session's tokens are at any moment. The refresh (`customer-refresh.ts`) reads and writes
- * it; it loads with the on-demand module when a token first needs one, so that a session whose
- * token is fresh, and a client without sessions, never load it.
- */
-export interface CustomerTokenState {
-  tokens: TokenSet;
-  /** Set when the tokens given were bad: every call rejects with it. */
-  invalid: ValidationError | undefined;
-  /** Set when the identity host refused the refresh grant: never replayed. */
-  failure: OAuthError | undefined;
-  /** The refresh in flight, shared by every call waiting for it. */
-  flight: Promise<TokenSet> | undefined;
-  /** Bumped whenever the caller replaces the tokens, so a late refresh answer cannot overwrite them. */
-  generation: number;
-  readonly onTokens: CustomerSessionOptions['onTokens'];
-  readonly ctx: CustomerTokensContext;
-}
-
-/**
  * A customer's token set and its refresh: the bearer source of a customer session. See
  * `CustomerSession` for the rules (refresh ahead of expiry, one refresh for concurrent calls,
  * never a replayed refresh grant).
@@ -97,9 +70,9 @@ export class CustomerTokens {
     token: () => {
       const s = this.#state;
       if (!s.invalid && !s.failure && isFresh(s.tokens, s.ctx.now())) return Promise.resolve(s.tokens.access_token);
-      return onDemand.load().then((parts) => parts.customerAccessToken(s));
+      return customerAccessToken(s);
     },
-    renew: (rejected) => onDemand.load().then((parts) => parts.customerRenew(this.#state, rejected)),
+    renew: (rejected) => customerRenew(this.#state, rejected),
   };
 
   constructor(ctx: CustomerTokensContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
@@ -126,7 +99,7 @@ export class CustomerTokens {
    * is called as for an automatic refresh.
    */
   async refresh(): Promise<TokenSet> {
-    return (await onDemand.load()).customerRefreshNow(this.#state);
+    return customerRefreshNow(this.#state);
   }
 
   /** A view for logs: expiry and scope, never a token. */

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
-import type { Sleep } from '../core/retry.js';
-import { AbortError, OAuthError } from '../errors.js';
+import type { Sleep } from '../core/retry-timing.js';
+import { AbortError, OAuthError } from '../errors/index.js';
 import { authorizationServer, requestOptions, runGrant } from './grant.js';
 import { type GrantContext, toTokenSet } from './grant-context.js';
 import type { TokenSet } from './token-store.js';

@@ -1,16 +1,83 @@
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { ScopeInput } from '../core/scopes.js';
-import type { AuthContext, AuthorizationUrlParams, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './auth.js';
+import type { Endpoints } from '../core/config.js';
+import type { Sleep } from '../core/retry-timing.js';
+import type { GrantContext } from './grant-context.js';
 import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, scopeString } from './authorization-checks.js';
 import { checkString } from './callback.js';
 import { createAuthorizationRequest } from './authorization.js';
-import { requestCodeExchange, requestRefresh } from './authorization-code.js';
+import { requestCodeExchange, requestRefresh } from './grants.js';
 import { requestClientCredentials } from './client-credentials.js';
 import { DEVICE_POLL_INTERVAL, MIN_DEVICE_POLL_INTERVAL, type DeviceAuthorization, pollDeviceAuthorization, requestDeviceAuthorization } from './device-code.js';
 import type { TokenSet } from './token-store.js';
 
 // The bodies of `ob.auth`'s methods: every argument checked before anything is sent, then the
 // grant. Loaded with the first of them (see `Auth`).
+
+/** What `ob.auth` needs from its client. */
+export interface AuthContext {
+  grant: GrantContext;
+  endpoints: Endpoints;
+  redirectUri: string | undefined;
+  sleep: Sleep;
+}
+
+/**
+ * Options every `ob.auth` grant takes as its last argument.
+ * @group OAuth
+ */
+export interface GrantOptions {
+  /** Aborts the request; the promise rejects with `AbortError`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Input of {@link Auth.authorizationUrl}: the client supplies `authUrl`, `clientId`, the
+ * authorize path and (unless given here) its `redirectUri` option.
+ * @group OAuth
+ */
+export interface AuthorizationUrlParams {
+  /** Scopes to ask the customer for: an array of the spec's names or one space-separated string. */
+  scope: ScopeInput;
+  /** Default: the client's `redirectUri` option. */
+  redirectUri?: string;
+  /** Default: random. */
+  state?: string;
+  /** Default: random (43–128 unreserved characters when given). */
+  codeVerifier?: string;
+}
+
+/**
+ * Input of {@link Auth.exchangeCode}.
+ * @group OAuth
+ */
+export interface ExchangeCodeParams {
+  /** The authorization code from the callback. */
+  code: string;
+  /** The PKCE code verifier the authorization request was built with. */
+  codeVerifier: string;
+  /** The redirect URI of the authorization request, exactly. Default: the client's `redirectUri` option. */
+  redirectUri?: string;
+}
+
+/**
+ * Options of {@link Auth.deviceCode}.
+ * @group OAuth
+ */
+export interface DeviceCodeOptions extends GrantOptions {
+  /** The target bank connection (`target_connection_id`), e.g. `'CONN0987654321'`. */
+  targetConnectionId?: string;
+}
+
+/**
+ * Options of {@link Auth.pollDeviceToken}.
+ * @group OAuth
+ */
+export interface PollDeviceTokenOptions extends GrantOptions {
+  /** Seconds between polls. Default: the response's `interval`, else 5. `slow_down` adds 5 s. Never less than 1 s, whatever the server says. */
+  interval?: number;
+}
+
 
 /** The `signal` of a grant's options, or an issue when it is not one. */
 function checkSignal(issues: ValidationIssue[], options: GrantOptions | undefined): AbortSignal | undefined {

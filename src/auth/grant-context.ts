@@ -1,10 +1,11 @@
-import { AbortError, ConnectionError, OAuthError, OpenBankingError, TimeoutError } from '../errors.js';
-import { isRedirect, readText, redirectMessage, scrubCause } from '../core/http.js';
+import { OpenBankingError } from '../errors/base.js';
+import { AbortError, ConnectionError, TimeoutError } from '../errors/local.js';
+import { OAuthError } from '../errors/oauth.js';
+import { scrubCause } from '../core/response.js';
 import { redactText } from '../core/redact.js';
 import type { TokenSet } from './token-store.js';
 
-// What every grant shares, without oauth4webapi: the client-credentials grant (the one on the
-// call path) runs on this alone, so oauth4webapi loads only with the customer-facing flows.
+// What every grant shares: the settings it runs with, its answer as a token set, its failures as SDK errors.
 
 /** What a grant needs to reach the identity host. */
 export interface GrantContext {
@@ -17,31 +18,6 @@ export interface GrantContext {
   maxResponseBytes: number;
   /** The client's clock in milliseconds (the `now` option): token expiry is judged by it. */
   now: () => number;
-}
-
-/** The attempt's signal: the caller's, if any, bounded by the client's timeout. */
-export function grantSignal(ctx: GrantContext, signal?: AbortSignal): AbortSignal {
-  const timeout = AbortSignal.timeout(ctx.timeout);
-  return signal ? AbortSignal.any([signal, timeout]) : timeout;
-}
-
-/**
- * One request to the identity host, read whole: a 3xx rejects with `OAuthError` carrying its
- * status (nothing goes to the `Location`), and the body is read up to `maxResponseBytes`.
- */
-export async function readAnswer(ctx: GrantContext, input: string | URL | Request, init: RequestInit | undefined): Promise<{ response: Response; text: string }> {
-  const response = await (ctx.fetch ?? globalThis.fetch)(input, { ...init, redirect: 'manual' });
-  if (isRedirect(response)) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) });
-  }
-  try {
-    return { response, text: await readText(response, ctx.maxResponseBytes) };
-  } catch (error) {
-    // The body stopped half-way (the connection closed after the status line): a network failure.
-    if (error instanceof TypeError) throw new ConnectionError('the connection closed before the whole answer arrived', { cause: scrubCause(error) });
-    throw error;
-  }
 }
 
 /** An answer no grant can use: `OAuthError('server_error')`, with the status when it is the reason. */

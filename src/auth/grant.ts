@@ -1,33 +1,47 @@
 import * as oauth from 'oauth4webapi';
-import { ConnectionError, OAuthError, type OpenBankingError } from '../errors.js';
+import type { OpenBankingError } from '../errors/base.js';
+import { ConnectionError } from '../errors/local.js';
+import { OAuthError } from '../errors/oauth.js';
+import { type Exchange, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/loopback.js';
-import { scrubCause } from '../core/http.js';
-import { type GrantContext, grantSignal, maskText, readAnswer, runGrant as runAnyGrant, unexpectedAnswer, unsupportedAnswer } from './grant-context.js';
+import { redirectMessage, scrubCause } from '../core/response.js';
+import { type GrantContext, maskText, runGrant as runAnyGrant, unexpectedAnswer, unsupportedAnswer } from './grant-context.js';
 
-// The customer-facing grants (code exchange, refresh, device code) run through oauth4webapi; this
-// module and they load with the first of them, never on the API call path.
+// oauth4webapi's adapter: its requests go through the SDK's ky instance, its errors become SDK errors.
 
 /** The authorization-server description oauth4webapi works from, for one endpoint. */
 export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.AuthorizationServer>): oauth.AuthorizationServer {
   return { issuer: ctx.authUrl, ...endpoint };
 }
 
-/**
- * Request options for oauth4webapi: the client's fetch (never following a redirect, reading at
- * most `maxResponseBytes`), a timeout, and plain HTTP only on loopback.
- */
+/** Request options for oauth4webapi: ky as its fetch, and plain HTTP only on loopback. */
 export function requestOptions(ctx: GrantContext, url: string, signal?: AbortSignal): oauth.TokenEndpointRequestOptions {
   return {
-    [oauth.customFetch]: (input, init) => guardedFetch(ctx, input, init),
+    [oauth.customFetch]: (input, init) => identityFetch(ctx, String(input), init),
     [oauth.allowInsecureRequests]: isLoopbackHost(new URL(url).hostname),
-    signal: grantSignal(ctx, signal),
+    ...(signal ? { signal } : {}),
   };
 }
 
-/** `readAnswer` as oauth4webapi's fetch: the body already read (and capped), handed over as a `Response`. */
-async function guardedFetch(ctx: GrantContext, input: string | URL | Request, init: RequestInit | undefined): Promise<Response> {
-  const { response, text } = await readAnswer(ctx, input, init);
-  return new Response(response.status === 204 || response.status === 205 ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+/**
+ * One request to the identity host through ky: one attempt (a grant is never re-sent blindly: a
+ * rotating refresh token would be spent), the body read whole up to `maxResponseBytes`, a 3xx
+ * refused with `OAuthError` (nothing goes to the `Location`).
+ */
+async function identityFetch(ctx: GrantContext, url: string, init: RequestInit): Promise<Response> {
+  const ex: Exchange = {
+    method: (init.method ?? 'GET') as Exchange['method'],
+    path: url,
+    signal: init.signal ?? undefined,
+    timeout: ctx.timeout,
+    maxRetries: 0,
+    maxResponseBytes: ctx.maxResponseBytes,
+    fetch: ctx.fetch,
+    now: ctx.now,
+    refuseRedirect: (response) => new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) }),
+  };
+  const headers = Object.fromEntries(new Headers(init.headers).entries());
+  return (await send(url, ex, { headers, body: init.body ?? undefined, throwHttpErrors: false })).response;
 }
 
 /** Runs one oauth4webapi grant and maps every failure to an SDK error (see {@link oauthFailure}). */

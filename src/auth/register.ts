@@ -8,12 +8,14 @@ import {
   TimeoutError,
   ValidationError,
   isOpenBankingError,
-} from '../errors.js';
+} from '../errors/index.js';
 import { checkNumber, checkTimeout, checkUrl, IssueList } from '../core/checks.js';
-import { DEFAULT_ENDPOINTS, SANDBOX_HOSTS } from '../core/config.js';
-import { AttemptTimeout, DEFAULT_MAX_RESPONSE_BYTES, describeNetworkFailure, type HttpMethod, isRedirect, lazyHttpLayer, redirectMessage, sendOnce } from '../core/http.js';
+import { DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, SANDBOX_HOSTS } from '../core/config.js';
+import { isTimeoutError } from 'ky';
+import { type Exchange, type HttpMethod, send } from '../core/http.js';
+import { describeNetworkFailure, redirectMessage } from '../core/response.js';
 import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
-import { redactHeaders, redactText } from '../core/redact.js';
+import { redactText } from '../core/redact.js';
 import { toIssues } from '../core/zod-issues.js';
 import { type FetchRegistrationParams, normaliseRegistration, presentString, type RegisterParams, type Registration, type RegistrationConnection } from './registration.js';
 
@@ -40,30 +42,33 @@ function resolveConnection(params: RegistrationConnection, issues: IssueList): {
   return { url: `${authUrl ?? ''}${path}`, fetch: params.fetch, timeout, signal: params.signal, maxResponseBytes };
 }
 
-/** ky, from where the client takes it (see `lazyHttpLayer`). */
-const httpLayer = lazyHttpLayer(() => import('../http-layer.js'));
-
-/** Sends one registration call through the SDK's one send path and turns every failure into an SDK error. */
+/** Sends one registration call through the SDK's ky instance (one attempt) and turns every failure into an SDK error. */
 async function call(what: string, conn: ReturnType<typeof resolveConnection>, method: HttpMethod, headers: Record<string, string>, body?: string): Promise<Registration> {
+  const ex: Exchange = {
+    method,
+    path: conn.url,
+    signal: conn.signal,
+    timeout: conn.timeout,
+    maxRetries: 0,
+    maxResponseBytes: conn.maxResponseBytes,
+    fetch: conn.fetch,
+    now: Date.now,
+    // Registration is static (no client, so no logger option): OPENBANKING_LOG=debug shows it.
+    logger: leveledLogger(console, levelFromEnvironment() ?? 'warn'),
+    refuseRedirect: (response) => new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) }),
+  };
   let response: Response;
   let raw: string;
   try {
-    ({ response, text: raw } = await sendOnce({ method, url: conn.url, headers, body, signal: conn.signal, timeout: conn.timeout, fetch: conn.fetch, maxResponseBytes: conn.maxResponseBytes, http: await httpLayer.load() }));
+    ({ response, text: raw } = await send(conn.url, ex, { headers, body, throwHttpErrors: false }));
   } catch (failure) {
     throw networkError(what, failure, conn.signal);
-  } finally {
-    // Registration is static (no client, so no logger option): OPENBANKING_LOG=debug shows it.
-    const log = leveledLogger(console, levelFromEnvironment() ?? 'warn');
-    if (log.enabled('debug')) log.debug(`openbanking-ng ${method} ${conn.url} (${what})`, { method, url: conn.url, headers: redactHeaders(headers) });
   }
   let parsed: unknown;
   try {
     parsed = raw.trim() === '' ? undefined : JSON.parse(raw);
   } catch {
     parsed = undefined;
-  }
-  if (isRedirect(response)) {
-    throw new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) });
   }
   if (!response.ok) {
     const record = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
@@ -81,7 +86,7 @@ async function call(what: string, conn: ReturnType<typeof resolveConnection>, me
 function networkError(what: string, failure: unknown, caller: AbortSignal | undefined): OpenBankingError {
   if (isOpenBankingError(failure)) return failure;
   if (caller?.aborted) return new AbortError(`${what}: aborted`);
-  if (failure instanceof AttemptTimeout) return new TimeoutError(`${what}: the identity host did not answer in time`);
+  if (isTimeoutError(failure)) return new TimeoutError(`${what}: the identity host did not answer in time`);
   return new ConnectionError(`${what}: could not reach the identity host (${describeNetworkFailure(failure)})`);
 }
 

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { registrationRequestSchema } from './registration-schema.js';
-import { ResponseValidationError, type ValidationIssue } from '../errors.js';
+import { ResponseValidationError, type ValidationIssue } from '../errors/index.js';
 import { isRecord } from '../core/checks.js';
 import type { Endpoints, Environment } from '../core/config.js';
 

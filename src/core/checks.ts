@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { isLoopbackHost } from './loopback.js';
 
 /** A JSON object: not null, not an array. */

@@ -1,12 +1,15 @@
 import type { Lazy } from './lazy.js';
-import type { HttpLayer } from './http.js';
+import type { CallLimiter } from './http.js';
 import type { FieldCipher } from '../crypto/cipher.js';
 import type { FleetAccess } from '../fleet/store.js';
 import type { LeveledLogger } from './logger.js';
-import type { Sleep } from './retry.js';
+import type { Sleep } from './retry-timing.js';
 import type { SignatureEncoding } from './signature.js';
 
 /* The provider's environments, hosts, identity-host paths and published limits: plain data every layer reads. */
+
+/** The default `maxResponseBytes`: 10 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /** Which of the provider's environments the client talks to. @group Client */
 export type Environment = 'sandbox' | 'production';
@@ -70,11 +73,7 @@ export const PUBLISHED_RATE_LIMITS: Readonly<Record<Environment, RateLimit>> = O
   production: { rate: 10, burst: 20 },
 });
 
-/** Waits for a unit of the API rate budget before an attempt is sent. */
-export interface CallLimiter {
-  /** Resolves when the call may go; rejects with `RateLimitError` when the wait would pass `maxWait`. */
-  acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<void>;
-}
+export type { CallLimiter } from './http.js';
 
 /** The settings the request pipeline works with: the client's options after validation and defaults. */
 export interface PipelineConfig {
@@ -94,8 +93,6 @@ export interface PipelineConfig {
   maxResponseBytes: number;
   fetch: typeof fetch | undefined;
   logger: LeveledLogger;
-  /** ky and the key generator, loaded with the first request (`lazyHttpLayer`). */
-  http: Lazy<HttpLayer>;
   /** The limiter of `rateLimit` (the fleet's shared bucket with a fleet), loaded with the first call. */
   limiter: Lazy<CallLimiter> | undefined;
   decryptResponses: boolean;

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import { ResponseValidationError, type ValidationIssue } from '../errors.js';
+import { ResponseValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Envelope } from './api-promise.js';
 import { Lazy } from './lazy.js';
 

@@ -1,5 +1,5 @@
 import { type FieldCipher, plaintextCipher } from '../crypto/cipher.js';
-import { CipherError, OpenBankingError } from '../errors.js';
+import { CipherError, OpenBankingError } from '../errors/index.js';
 import type { PipelineConfig } from './config.js';
 import { CIPHERTEXT_MEMO_SIZE, CiphertextMemo } from './ciphertext-memo.js';
 

@@ -1,195 +1,317 @@
-import { OpenBankingError, ResponseTooLargeError } from '../errors.js';
-import type { KyInstance } from 'ky';
-import { Lazy } from './lazy.js';
-
-/** ky and the idempotency-key generator: what sends the SDK's requests. */
-export interface HttpLayer {
-  ky: KyInstance;
-  /** A fresh idempotency key. */
-  uuid: () => string;
-}
-
-/**
- * The HTTP layer, loaded with the first request, not with the package: importing ky runs its
- * feature detection, which builds a `Request` and so loads Node's whole fetch implementation
- * (undici). Deferred, they leave the import of the package to what it needs
- * (docs/performance.md); the first call pays what hand-written fetch code pays on its first
- * request anyway. `loadKy` says where ky comes from: the client passes the module of the schemas'
- * shared pieces, which re-exports it, so that a code-splitting bundler loads ky, zod and those
- * pieces as one chunk rather than two (bench/README.md, "The first-call budget").
- *
- * Keys are UUID v4 from Web Crypto's `randomUUID` where the runtime has it (Node, Bun, Deno,
- * workerd, browsers in secure contexts: what uuid's own `v4` calls there too), so the first call
- * does not load the uuid package's twenty modules; uuid's `v4` elsewhere.
- */
-export function lazyHttpLayer(loadKy: () => Promise<{ ky: KyInstance }>): Lazy<HttpLayer> {
-  return new Lazy(async () => {
-    const { ky } = await loadKy();
-    const webCrypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-    const uuid: () => string = typeof webCrypto?.randomUUID === 'function' ? () => webCrypto.randomUUID!() : (await import('uuid')).v4;
-    return { ky, uuid };
-  });
-}
+import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHook, isForceRetryError, isHTTPError, type NormalizedOptions, TimeoutError as KyTimeoutError } from 'ky';
+import { OpenBankingError } from '../errors/base.js';
+import { AbortError, ResponseTooLargeError } from '../errors/local.js';
+import type { LeveledLogger } from './logger.js';
+import { redactHeaders, redactText } from './redact.js';
+import { RenewalBackoff } from './renewal-backoff.js';
+import { isRedirect, scrubCause } from './response.js';
+import { backoffDelay, parseRetryAfterMs, RETRY_STATUSES, type Sleep } from './retry-timing.js';
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** One request as the SDK sends it: every request it makes (API, registration) goes through {@link sendOnce}. */
-export interface OutgoingRequest {
+/** Where an API call gets its bearer token. */
+export interface BearerSource {
+  /** A usable access token. */
+  token(signal?: AbortSignal): Promise<string>;
+  /** After a 401 with `rejected`: a new token worth one more attempt, or undefined. */
+  renew(rejected: string, signal?: AbortSignal): Promise<string | undefined>;
+}
+
+/** Waits for a unit of the API rate budget before an attempt is sent. */
+export interface CallLimiter {
+  /** Resolves when the call may go; rejects with `RateLimitError` when the wait would pass `maxWait`. */
+  acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<void>;
+}
+
+/** The longest delay a timer holds; a longer attempt timeout sets none. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * One request and everything its hooks need, handed to ky as `context.exchange`: the settings of
+ * the request, and what its attempts learn (the token sent, the body read, renewals).
+ */
+export interface Exchange {
   method: HttpMethod;
-  url: string;
-  headers: Record<string, string>;
-  body: string | undefined;
-  /** The caller's signal: aborts this attempt. */
-  signal: AbortSignal | undefined;
-  /** This attempt's timeout (ms); reading the body counts. */
+  /** How logs name the request: the path under the base URL, or the URL of an identity-host request. */
+  path: string;
+  idempotencyKey?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** Per attempt (ms), reading the body included. */
   timeout: number;
-  /** A custom fetch; default `globalThis.fetch`, read per attempt so that interceptors such as msw apply. */
-  fetch: typeof fetch | undefined;
-  /** Largest body read (bytes); a larger one rejects with {@link ResponseTooLargeError}. */
+  /** Retries after the first attempt (a 401 renewal is not one of them). */
+  maxRetries: number;
   maxResponseBytes: number;
-  /** The loaded HTTP layer. */
-  http: HttpLayer;
+  /** A `Retry-After` above this (ms) is not waited for. */
+  maxRetryDelay?: number;
+  fetch?: typeof fetch | undefined;
+  now: () => number;
+  sleep?: Sleep;
+  logger?: LeveledLogger | undefined;
+  limiter?: CallLimiter | undefined;
+  bearer?: BearerSource | undefined;
+  /** The error a redirect answer stands for (nothing is sent to its `Location`). */
+  refuseRedirect: (response: Response) => Error;
+  /** The body sent, for the debug log (redacted there). */
+  payload?: string | undefined;
+  // What the attempts learn.
+  token?: string;
+  renewals?: number;
+  /** A token obtained by a renewal was refused too (or renewals are backing off). */
+  freshRefused?: boolean;
+  attempt?: number;
+  /** Retries other than renewals, so far. */
+  retries?: number;
+  started?: number;
+  /** The last answer's body, as read. */
+  text?: string;
+  /** A failure of the SDK's own steps (the token source, the limiter): it ends the call, never retried. */
+  stop?: unknown;
 }
 
-/** The default `maxResponseBytes`: 10 MiB. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const exchangeOf = (options: NormalizedOptions): Exchange => options.context.exchange as Exchange;
 
-/** True for a 3xx answer, or the opaque answer a browser gives for one under `redirect: 'manual'`. */
-export function isRedirect(response: Response): boolean {
-  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
+/** 401 renewals per token source: bounded once fresh tokens are refused too (DESIGN "401 renewal"). */
+const backoffs = new WeakMap<BearerSource, RenewalBackoff>();
+
+/** The renewal backoff of `bearer`. */
+export function renewalBackoff(bearer: BearerSource, now: () => number): RenewalBackoff {
+  let backoff = backoffs.get(bearer);
+  if (backoff === undefined) backoffs.set(bearer, (backoff = new RenewalBackoff(now)));
+  return backoff;
 }
 
-/** Why a redirect was refused, naming the status and the host it pointed to (never a query). */
-export function redirectMessage(response: Response, where: string): string {
-  let target = 'an undisclosed location';
-  try {
-    const location = response.headers.get('location');
-    if (location) target = new URL(location, response.url || undefined).origin;
-  } catch {
-    // a Location that is no URL: leave it out
+/** beforeRequest: the call's bearer token, fetched once for all its attempts (a renewal replaces it). */
+const bearer: BeforeRequestHook = async (request, options) => {
+  const ex = exchangeOf(options);
+  if (!ex.bearer) return;
+  ex.token ??= await stopOnFailure(untilAborted(ex.bearer.token(ex.signal), ex), ex);
+  request.headers.set('authorization', `Bearer ${ex.token}`);
+};
+
+/** beforeRequest: one unit of the rate budget per attempt. */
+const waitForBudget: BeforeRequestHook = async (_request, options) => {
+  const ex = exchangeOf(options);
+  if (ex.limiter) await stopOnFailure(ex.limiter.acquire(ex.signal, ex.idempotencyKey ?? ''), ex);
+};
+
+/** beforeRequest: the attempt's number and start, which the body read's deadline counts from. */
+const startAttempt: BeforeRequestHook = (_request, options) => {
+  const ex = exchangeOf(options);
+  ex.attempt = (ex.attempt ?? 0) + 1;
+  ex.started = ex.now();
+};
+
+/**
+ * afterResponse: a redirect refused, then the body read to the end, at most `maxResponseBytes`
+ * and within what is left of the attempt's timeout (ky's `timeout` ends when the headers arrive).
+ * Later steps read the text from the exchange; the response handed on carries it too.
+ */
+const readCapped: AfterResponseHook = async (request, options, response) => {
+  const ex = exchangeOf(options);
+  // Cancellations are not awaited: the response is a tee branch of ky's, which settles only when both are cancelled.
+  if (isRedirect(response)) {
+    void response.body?.cancel().catch(() => undefined);
+    logAttempt(ex, request, response.status);
+    throw ex.refuseRedirect(response);
   }
-  return `${where} answered ${response.status || 'a redirect'} to ${target}: the SDK never follows redirects (they would re-send the signature, the keys and the body). Check the configured URL`;
+  const left = ex.timeout > MAX_TIMER_MS ? undefined : Math.max(0, (ex.started ?? ex.now()) + ex.timeout - ex.now());
+  const text = await readText(response, ex.maxResponseBytes, left, request);
+  ex.text = text;
+  logAttempt(ex, request, response.status);
+  const empty = response.status === 204 || response.status === 205;
+  return new Response(empty ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+};
+
+/**
+ * afterResponse: a 401 drops the token and retries once with a new one (`ky.retry`), unless a
+ * renewed token was refused too: then renewals of that source back off (DESIGN "401 renewal").
+ */
+const renewOn401: AfterResponseHook = async (_request, options, response) => {
+  const ex = exchangeOf(options);
+  const source = ex.bearer;
+  if (!source) return;
+  const backoff = renewalBackoff(source, ex.now);
+  if (response.ok) return backoff.succeeded();
+  if (response.status !== 401 || ex.token === undefined) return;
+  if (ex.renewals) {
+    backoff.freshRefused(ex.token);
+    ex.freshRefused = true;
+    return;
+  }
+  ex.renewals = 1;
+  if (!backoff.tryRenew()) {
+    ex.freshRefused = true;
+    return;
+  }
+  const fresh = await stopOnFailure(untilAborted(source.renew(ex.token, ex.signal), ex), ex);
+  if (fresh === undefined) return;
+  ex.token = fresh;
+  logRetry(ex, 401, 0);
+  return ky.retry();
+};
+
+/** beforeRetry: the wait before the next attempt, through the client's `sleep` (0 after a renewal). */
+const waitBeforeRetry: BeforeRetryHook = async ({ request, options, error }) => {
+  const ex = exchangeOf(options);
+  if (isForceRetryError(error)) return;
+  if (!isHTTPError(error)) logAttempt(ex, request, (error as Error | undefined)?.name ?? 'error');
+  const retryAfter = isHTTPError(error) ? parseRetryAfterMs(error.response.headers.get('retry-after'), ex.now()) : undefined;
+  const delay = retryAfter ?? backoffDelay(ex.retries ?? 0);
+  ex.retries = (ex.retries ?? 0) + 1;
+  logRetry(ex, isHTTPError(error) ? error.response.status : ((error as Error | undefined)?.name ?? 'error'), delay);
+  try {
+    await (ex.sleep ?? noSleep)(delay, ex.signal);
+  } catch (reason) {
+    throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey: ex.idempotencyKey, cause: scrubCause(reason) });
+  }
+  if (ex.signal?.aborted) throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey: ex.idempotencyKey });
+};
+
+const noSleep: Sleep = async () => undefined;
+
+/**
+ * ky's retry decision, with what only the SDK knows: its own errors (a refused redirect, the rate
+ * limiter's refusal, a body too large) and the caller's abort end the call; a `Retry-After` above
+ * `maxRetryDelay` is not waited for; a renewal does not count against `maxRetries`. Everything
+ * else is ky's (`statusCodes`, `retryOnTimeout`, network failures).
+ */
+function shouldRetry(ex: Exchange, error: Error, retryCount: number): boolean | undefined {
+  if (retryCount - (ex.renewals ?? 0) > ex.maxRetries) return false;
+  if (ex.signal?.aborted || error instanceof OpenBankingError || error === ex.stop) return false;
+  if (isHTTPError(error)) {
+    const retryAfter = parseRetryAfterMs(error.response.headers.get('retry-after'), ex.now());
+    if (retryAfter !== undefined && ex.maxRetryDelay !== undefined && retryAfter > ex.maxRetryDelay && RETRY_STATUSES.includes(error.response.status)) {
+      ex.logger?.warn(`openbanking-ng ${ex.method} ${ex.path} → ${error.response.status}: Retry-After ${retryAfter} ms exceeds maxRetryDelay ${ex.maxRetryDelay} ms; not retrying`, { idempotencyKey: ex.idempotencyKey, retryAfter });
+      return false;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The one configured ky instance every request of the SDK goes through (API calls, token
+ * endpoints, registration, device polling). Its retry options say DESIGN's "what is retried" row;
+ * the waits go through the caller's `sleep` (see `waitBeforeRetry`), so ky itself waits 0.
+ */
+export const http = ky.create({
+  redirect: 'manual',
+  retry: {
+    methods: ['get', 'post', 'put', 'patch', 'delete'],
+    statusCodes: RETRY_STATUSES,
+    afterStatusCodes: [],
+    retryOnTimeout: true,
+    delay: () => 0,
+  },
+  hooks: {
+    beforeRequest: [bearer, waitForBudget, startAttempt],
+    afterResponse: [readCapped, renewOn401],
+    beforeRetry: [waitBeforeRetry],
+  },
+});
+
+/**
+ * Sends one request through {@link http} with `ex`'s settings. Resolves to the final answer and its
+ * body; rejects with what ky threw (an `HTTPError` for a non-2xx when `throwHttpErrors`, a ky
+ * `TimeoutError`, a network failure, or an SDK error from a hook).
+ */
+export async function send(url: string, ex: Exchange, init: { headers: Record<string, string>; body?: BodyInit | undefined; throwHttpErrors?: boolean }): Promise<{ response: Response; text: string }> {
+  const response = await http(url, {
+    method: ex.method,
+    headers: init.headers,
+    body: init.body,
+    signal: ex.signal,
+    timeout: ex.timeout > MAX_TIMER_MS ? false : ex.timeout,
+    throwHttpErrors: init.throwHttpErrors ?? true,
+    // Read per request, so that interceptors such as msw apply.
+    fetch: (input, options) => (ex.fetch ?? globalThis.fetch)(input, options),
+    context: { exchange: ex },
+    retry: { limit: ex.maxRetries + (ex.bearer ? 1 : 0), shouldRetry: ({ error, retryCount }) => shouldRetry(ex, error, retryCount) },
+  });
+  return { response, text: ex.text ?? '' };
+}
+
+/** One debug line per attempt; headers and body redacted. */
+function logAttempt(ex: Exchange, request: Request, status: number | string): void {
+  const log = ex.logger;
+  if (!log?.enabled('debug')) return;
+  const { method, path, idempotencyKey, payload } = ex;
+  log.debug(`openbanking-ng ${method} ${path} → ${status} (attempt ${ex.attempt ?? 1})`, {
+    method,
+    path,
+    status,
+    attempt: ex.attempt ?? 1,
+    idempotencyKey,
+    elapsedMs: ex.now() - (ex.started ?? ex.now()),
+    headers: redactHeaders(request.headers),
+    ...(payload === undefined ? {} : { body: redactText(payload) }),
+  });
+}
+
+function logRetry(ex: Exchange, reason: number | string, delay: number): void {
+  ex.logger?.info(`openbanking-ng ${ex.method} ${ex.path} → ${reason}: retrying in ${delay} ms with the same idempotency key`, { attempt: ex.attempt, idempotencyKey: ex.idempotencyKey, delay });
+}
+
+/** `promise`, its failure recorded as one that ends the call. */
+function stopOnFailure<T>(promise: Promise<T>, ex: Exchange): Promise<T> {
+  return promise.catch((error: unknown) => {
+    ex.stop = error;
+    throw error;
+  });
+}
+
+/** Waits for a shared promise (one token request for many calls); the caller's signal ends only this wait. */
+function untilAborted<T>(promise: Promise<T>, ex: Exchange): Promise<T> {
+  const { signal, idempotencyKey } = ex;
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortError('The request was aborted', { idempotencyKey }));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /**
  * Reads a body as UTF-8 text, chunk by chunk, and stops at `limit` bytes: past it the stream is
  * cancelled and the read rejects with {@link ResponseTooLargeError}; nothing past the limit is
- * kept. A declared `content-length` over the limit is refused before a byte is read.
+ * kept. A declared `content-length` over the limit is refused before a byte is read. After
+ * `deadline` ms the read stops with ky's `TimeoutError` (retried as an attempt timeout).
  */
-export async function readText(response: Response, limit: number): Promise<string> {
+async function readText(response: Response, limit: number, deadline: number | undefined, request: Request): Promise<string> {
   const body = response.body;
   if (!body) return '';
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > limit) {
-    await body.cancel().catch(() => undefined);
+    void body.cancel().catch(() => undefined);
     throw new ResponseTooLargeError(response.status, limit);
   }
   const reader = body.getReader();
+  let timedOut = false;
+  const timer = deadline === undefined ? undefined : setTimeout(() => {
+    timedOut = true;
+    reader.cancel().catch(() => undefined);
+  }, deadline);
   const decoder = new TextDecoder();
   let size = 0;
   let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new ResponseTooLargeError(response.status, limit);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
-}
-
-/** Thrown by {@link sendOnce} when the attempt's own timer fired. */
-export class AttemptTimeout extends Error {
-  constructor() {
-    super('attempt timeout');
-  }
-}
-
-/** The longest delay `setTimeout` takes; a longer attempt timeout sets no timer at all. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-/** The attempt timer's callback: one function for every attempt, the controller passed as argument. */
-function abortAttempt(controller: AbortController): void {
-  controller.abort(new AttemptTimeout());
-}
-
-/**
- * One attempt through ky, body read to the end (at most `maxResponseBytes`; a redirect's body is
- * not read). ky builds the request (URL, method, headers) and
- * hands it to fetch; the body and the attempt's signal join it there. Handing ky the body instead
- * costs, on every attempt, a body stream for ky's Request, a tee() of it for the clone ky keeps
- * for retries of its own (unused: the SDK retries) and an identity TransformStream when fetch
- * re-wraps that Request; handing ky the signal adds an `AbortSignal.any`. Together that was about
- * a third of a call's CPU on Node (docs/performance.md). The attempt's timer also covers reading
- * the body. Rejects with {@link AttemptTimeout} when the timer fired, with fetch's error otherwise.
- */
-export async function sendOnce(request: OutgoingRequest): Promise<{ response: Response; text: string }> {
-  const { http, signal, timeout } = request;
-  const controller = new AbortController();
-  const timer = timeout <= MAX_TIMER_MS ? setTimeout(abortAttempt, timeout, controller) : undefined;
-  const onAbort = signal ? () => controller.abort(signal.reason) : undefined;
-  if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
   try {
-    // Never follow a redirect: it would re-send the signature, the key and the body to the Location.
-    const init: RequestInit = { body: request.body, signal: controller.signal, redirect: 'manual' };
-    const custom = request.fetch;
-    const response = await http.ky(request.url, {
-      method: request.method,
-      headers: request.headers,
-      retry: 0,
-      timeout: false,
-      throwHttpErrors: false,
-      // A custom fetch (e.g. a sandbox handler that takes one Request) gets the complete Request;
-      // the global fetch, read per attempt so that interceptors such as msw apply, takes it as init.
-      fetch: custom ? (req) => custom(new Request(req, init)) : (req) => globalThis.fetch(req, init),
-    });
-    // A redirect's body is of no use and is never parsed as the gateway's answer.
-    if (isRedirect(response)) {
-      await response.body?.cancel().catch(() => undefined);
-      return { response, text: '' };
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (timedOut) throw new KyTimeoutError(request);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        void reader.cancel().catch(() => undefined);
+        throw new ResponseTooLargeError(response.status, limit);
+      }
+      text += decoder.decode(value, { stream: true });
     }
-    const text = await readText(response, request.maxResponseBytes);
-    return { response, text };
   } catch (error) {
-    if (controller.signal.reason instanceof AttemptTimeout) throw controller.signal.reason;
+    if (timedOut) throw new KyTimeoutError(request);
     throw error;
   } finally {
     clearTimeout(timer);
-    if (onAbort) signal!.removeEventListener('abort', onAbort);
   }
-}
-
-/** Keeps a cause's class and message for debugging, never arbitrary attached data. */
-export function scrubCause(cause: unknown): unknown {
-  if (cause instanceof OpenBankingError) return cause;
-  if (cause instanceof Error) {
-    const copy = new Error(cause.message.slice(0, 200));
-    copy.name = cause.name;
-    const code = (cause as { code?: unknown }).code ?? (cause as { cause?: { code?: unknown } }).cause?.code;
-    if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
-    return copy;
-  }
-  return undefined;
-}
-
-/** A short reason for a network failure: the system error code where there is one. */
-export function describeNetworkFailure(failure: unknown): string {
-  const cause = (failure as { cause?: { code?: string; message?: string } } | null)?.cause;
-  if (cause?.code) return cause.code;
-  if (failure instanceof Error) return failure.message;
-  return 'network failure';
-}
-
-/** The body as JSON, or undefined when it is empty or not JSON. */
-export function parseJson(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  return text + decoder.decode();
 }

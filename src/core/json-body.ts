@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../errors/index.js';
 
 /** In Unicode mode a surrogate pair is one code point, so only an unpaired surrogate matches. */
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -83,5 +83,26 @@ function walk(value: unknown, path: string[], seen: Set<object>, out: Validation
 export function jsonIssues(value: unknown): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   walk(value, [], new Set(), out);
+  return out;
+}
+
+/**
+ * Objects in a typed body that are not plain (a Date, a Map, a RegExp, a class instance): zod
+ * takes any object where an object schema stands and copies its own keys, so such a value would
+ * go out as `{}`. zod's checks see only that copy, so this runs on the input, before the schema.
+ */
+export function nonPlainObjects(value: unknown, path: string[] = [], out: ValidationIssue[] = [], seen = new Set<object>()): ValidationIssue[] {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return out;
+  seen.add(value);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+    out.push({ path: path.join('.'), message: 'must be a plain object', code: 'invalid_type' });
+    return out;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    path.push(key);
+    nonPlainObjects(item, path, out, seen);
+    path.pop();
+  }
   return out;
 }

@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import type { Endpoints } from './config.js';
 import type { HttpMethod } from './http.js';
+import type { Scope } from './scopes.js';
 
 /**
  * Which token an operation is sent with: `client` (client credentials), `customer` (the token of
@@ -11,32 +12,24 @@ import type { HttpMethod } from './http.js';
 export type TokenKind = 'client' | 'customer' | 'both';
 
 /**
- * One provider operation, as data: everything the core needs to send it and read its answer, and
- * the docs to describe it. Declared next to its zod schemas in the namespace's module under
- * `schemas/`, which loads with the namespace's first call; the token kind and default scopes, which
- * are needed up front, are in `resources/catalog.ts`.
+ * One provider operation, declared beside its method under `resources/`: everything the core needs
+ * to send it, and the docs to describe it. Its zod schemas live in the namespace's module under
+ * `schemas/` (see {@link OperationSchemas}), which loads with the namespace's first call.
  */
-export interface OperationDescriptor {
+export interface OperationDeclaration<Name extends string = string> {
   /** The method's name under the client, e.g. `'accounts.balances.retrieve'`: the key of `OPERATION_SCOPES`. */
-  readonly name: string;
+  readonly name: Name;
   readonly method: HttpMethod;
-  /** Path template under the base URL; `{name}` segments are the positional path parameters, in order. */
+  /** Path template under the base URL, as OPERATIONS.md writes it; `{name}` segments are the positional path parameters, in order. */
   readonly path: string;
   /** The `endpoints` option that overrides the path (unofficial paths only). */
   readonly endpoint?: keyof Endpoints;
+  /** The token it is sent with. */
+  readonly token: TokenKind;
+  /** The scopes it asks for by default (the `operationScopes` option overrides them). */
+  readonly scopes: readonly Scope[];
   /** What the argument after the path parameters is: a JSON body, a query (required or optional), or nothing. */
   readonly input: 'body' | 'query' | 'optional-query' | 'none';
-  /** Checks the body or the query before anything is sent. */
-  readonly request?: z.ZodMiniType;
-  /** Checks (and shapes) `data` of a 2xx answer. */
-  readonly response?: z.ZodMiniType;
-  /**
-   * Reads a shape of `data` the provider sends besides the documented one (a bare array, a lone
-   * object, `loans` for `savings`) as the documented one, before `response` checks it. A plain
-   * function rather than a zod transform: zod's transform would add to the code every namespace's
-   * first call loads.
-   */
-  readonly reshape?: (data: unknown) => unknown;
   /** Top-level body fields the cipher encrypts. */
   readonly secretRequestFields?: readonly string[];
   /** Fields of `data` the cipher decrypts (dotted, `*` for array items). */
@@ -53,13 +46,32 @@ export interface OperationDescriptor {
   readonly params: readonly string[];
 }
 
-/** What a namespace's lazily loaded module provides: its operations by method key. */
-export interface OperationModule {
-  readonly operations: Readonly<Record<string, OperationDescriptor>>;
+/** An operation's zod schemas: the very objects the client validates with. */
+export interface OperationSchemas {
+  /** The JSON body, checked before anything is sent. */
+  body?: z.ZodMiniType;
+  /** The query, checked before anything is sent. */
+  query?: z.ZodMiniType;
+  /** `data` of a 2xx answer (unknown fields kept). */
+  response?: z.ZodMiniType;
+  /**
+   * Reads a shape of `data` the provider sends besides the documented one (a bare array, a lone
+   * object, `loans` for `savings`: OPERATIONS.md §4) as the documented one, before `response`
+   * checks it. A plain function, not a zod transform, so that `response` describes the data.
+   */
+  reshape?: (data: unknown) => unknown;
 }
 
-/** Declares an operation: a descriptor with its path parameters read from the template. */
-export function defineOperation(spec: Omit<OperationDescriptor, 'params'>): OperationDescriptor {
+/** A namespace's schemas by operation name. */
+export type SchemaTable = Readonly<Record<string, OperationSchemas>>;
+
+/** What a namespace's lazily loaded schema module provides. */
+export interface SchemaModule {
+  readonly schemas: SchemaTable;
+}
+
+/** Declares an operation: its path parameters are read from the template. */
+export function defineOperation<const Name extends string>(spec: { readonly name: Name } & Omit<OperationDeclaration, 'params' | 'name'>): OperationDeclaration<Name> {
   const params = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   return Object.freeze({ ...spec, params: Object.freeze(params) });
 }

@@ -1,5 +1,5 @@
-import { AbortError, RateLimitError } from '../errors.js';
-import type { Sleep } from './retry.js';
+import { AbortError, RateLimitError } from '../errors/index.js';
+import type { Sleep } from './retry-timing.js';
 
 /**
  * A token bucket in front of the API: `burst` calls may leave at once, then one more every

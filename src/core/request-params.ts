@@ -1,6 +1,6 @@
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { WithResponse } from './api-promise.js';
-import type { BearerSource } from './attempts.js';
+import type { BearerSource } from './http.js';
 import type { RequestOptions } from './call-options.js';
 import { describeType } from './checks.js';
 import type { HttpMethod } from './http.js';
@@ -80,7 +80,7 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
 
 /**
  * `ob.request` (and a session's `request`): the parameters checked, then the call through the
- * pipeline with the given token source. Loaded with the first of them (`on-demand.ts`): typed
+ * pipeline with the given token source. Loaded with the first of them (`client.ts`): typed
  * operations never need these checks.
  */
 export function sendRequest(transport: Transport, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): Promise<WithResponse<unknown>> {

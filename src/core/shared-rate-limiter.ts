@@ -1,8 +1,8 @@
-import { AbortError, RateLimitError } from '../errors.js';
+import { AbortError, RateLimitError } from '../errors/index.js';
 import type { FleetAccess } from '../fleet/store.js';
 import type { CallLimiter } from './config.js';
 import { RateLimiter } from './rate-limiter.js';
-import type { Sleep } from './retry.js';
+import type { Sleep } from './retry-timing.js';
 
 /**
  * The client-side token bucket kept in the fleet's store, so every process of the fleet spends

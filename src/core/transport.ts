@@ -1,20 +1,22 @@
 import type * as z from 'zod/mini';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
-import { AttemptLoop, type BearerSource } from './attempts.js';
 import { checkCallOptions, type RequestOptions } from './call-options.js';
 import { describeType } from './checks.js';
 import type { PipelineConfig } from './config.js';
 import { decodeSuccess, issuesOf, type ResponseSchemas } from './decode.js';
 import { FieldCrypto } from './field-crypto.js';
-import type { HttpMethod } from './http.js';
-import { jsonIssues } from './json-body.js';
+import type { BearerSource, HttpMethod } from './http.js';
+import { jsonIssues, nonPlainObjects } from './json-body.js';
+import { Lazy } from './lazy.js';
 import { computeSignature } from './signature.js';
 
-export type { BearerSource } from './attempts.js';
 export type { RequestOptions } from './call-options.js';
 export type { Envelope } from './api-promise.js';
-export type { HttpMethod } from './http.js';
+export type { BearerSource, HttpMethod } from './http.js';
+
+/** ky, uuid and the hooks: loaded with the first request, not with the package (docs/performance.md). */
+const layer = new Lazy(() => import('./api-call.js'));
 
 /** An operation's zod schemas: the body, the query, and `data` of a 2xx answer. */
 export interface OperationSchemas extends ResponseSchemas {
@@ -47,14 +49,12 @@ export interface Operation {
  */
 export class Transport {
   readonly #options: PipelineConfig;
-  readonly #attempts: AttemptLoop;
   readonly #crypto: FieldCrypto;
 
   constructor(options: PipelineConfig) {
     // Private fields, never own properties: the config holds the client secret (the signature
     // and cipher key), and printing a transport must not show it.
     this.#options = options;
-    this.#attempts = new AttemptLoop(options);
     this.#crypto = new FieldCrypto(options);
   }
 
@@ -72,14 +72,18 @@ export class Transport {
     const call = callOptions ?? {};
 
     // 1. Body and query, validated before anything is sent.
+    if (op.schemas?.request && op.body !== undefined) {
+      const notPlain = nonPlainObjects(op.body);
+      if (notPlain.length > 0) throw new ValidationError('Invalid request body', notPlain);
+    }
     const body = await validate(op.schemas?.request, op.body, 'Invalid request body', '');
     if (body !== undefined) {
       const problems = jsonIssues(body);
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
     const query = encodeQuery((await validate(op.schemas?.query, op.query, 'Invalid query', 'query')) as Record<string, unknown> | undefined);
-    const http = o.http.value ?? (await o.http.load());
-    const idempotencyKey = call.idempotencyKey ?? http.uuid();
+    const api = layer.value ?? (await layer.load());
+    const idempotencyKey = call.idempotencyKey ?? api.uuid();
 
     // 2. Secret fields encrypted once (remembered under the key), so every attempt carries the same bytes.
     const sent = await this.#crypto.encryptRequest(body, op.secretRequestFields, idempotencyKey);
@@ -89,8 +93,9 @@ export class Transport {
     const signed = computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
     const signature = typeof signed === 'string' ? signed : await signed; // Node hashes synchronously: no microtask hop
 
-    // 4. Send, with retries.
-    const { response, text } = await this.#attempts.run({
+    // 4. Send through ky: token, rate budget, retries with the same key and bytes, 401 renewal.
+    const limiter = o.limiter && (o.limiter.value ?? (await o.limiter.load()));
+    const { response, text } = await api.sendApiCall(o, {
       method: op.method,
       path: op.path,
       url: o.baseUrl + op.path + query,
@@ -101,7 +106,7 @@ export class Transport {
       timeout: call.timeout ?? o.timeout,
       maxRetries: call.maxRetries ?? o.maxRetries,
       bearer: op.bearer,
-      http,
+      limiter,
     });
 
     // 5. Decode, validate, decrypt.

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../errors/index.js';
 
 type RawIssue = z.core.$ZodIssue;
 
@@ -18,24 +18,29 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
-/** The code an issue reports: zod's, or the one a refinement names in `params` (schemas/common.ts). */
-function codeOf(issue: RawIssue): string {
-  return issue.code === 'custom' && typeof issue.params?.code === 'string' ? issue.params.code : issue.code;
-}
-
-/** The type an `invalid_type` issue expected: zod's, or the one a refinement names in `params`. */
+/** The JSON types a value was expected to have: an `invalid_type` issue's, or every branch's of a union that failed on type alone. */
 function expectedOf(issue: RawIssue): string | undefined {
-  if (issue.code === 'invalid_type') return issue.expected;
-  return issue.code === 'custom' && typeof issue.params?.expected === 'string' ? issue.params.expected : undefined;
+  if (issue.code === 'invalid_type') return issue.expected === 'int' ? 'whole number' : issue.expected;
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return undefined;
+  const types: string[] = [];
+  for (const branch of issue.errors) {
+    const only = branch.length === 1 ? branch[0] : undefined;
+    if (only?.code !== 'invalid_type' || only.path.length > 0) return undefined;
+    types.push(only.expected);
+  }
+  return types.join(' or a ');
 }
 
 function describe(issue: RawIssue, given: unknown, expected: string | undefined): string {
+  if (expected === 'whole number' && typeof given === 'number') return 'must be a whole number';
+  if (expected !== undefined && given !== undefined && issue.code === 'invalid_union') return `must be a ${expected}`;
   if (expected !== undefined) return given === undefined ? 'is required' : `must be ${expected === 'array' ? 'an array' : `a ${expected}`}, got ${typeName(given)}`;
   switch (issue.code) {
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'too_small':
-      return issue.origin === 'string' ? `must have at least ${String(issue.minimum)} character(s)` : `must be at least ${String(issue.minimum)}`;
+      if (issue.origin === 'string') return `must have at least ${String(issue.minimum)} character(s)`;
+      return issue.inclusive === false ? `must be greater than ${String(issue.minimum)}` : `must be at least ${String(issue.minimum)}`;
     case 'too_big':
       return issue.origin === 'string' ? `must have at most ${String(issue.maximum)} characters` : `must be at most ${String(issue.maximum)}`;
     default:
@@ -56,7 +61,7 @@ export function toIssues(error: z.core.$ZodError, input: unknown, prefix = ''): 
     } else {
       const expected = expectedOf(issue);
       const given = expected === undefined ? null : valueAt(input, issue.path);
-      out.push({ path: join(issue.path), message: describe(issue, given, expected), code: given === undefined ? 'missing' : codeOf(issue) });
+      out.push({ path: join(issue.path), message: describe(issue, given, expected), code: given === undefined ? 'missing' : expected !== undefined ? 'invalid_type' : issue.code });
     }
   }
   return out;

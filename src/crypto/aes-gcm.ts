@@ -1,4 +1,4 @@
-import { CipherError } from '../errors.js';
+import { CipherError } from '../errors/index.js';
 import type { FieldCipher } from './cipher.js';
 import {
   checkCiphertext,

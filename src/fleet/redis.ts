@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../errors/index.js';
 import type { FleetBucket, FleetStore, FleetTake } from './store.js';
 
 /**

@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
+import { defineOperation } from '../core/operation.js';
 import type { PagePromise } from '../core/page-promise.js';
 import type * as S from '../schemas/accounts.js';
 import { noInput, Resource } from './resource.js';
@@ -39,8 +40,19 @@ export interface HoldReference extends z.output<typeof S.holdReferenceSchema> {}
 /** A path parameter: a string or a number, encoded by the SDK. @group Client */
 export type PathParam = string | number;
 
-/** The namespace's operations and schemas, loaded with its first call. */
-const ops = new Lazy(() => import('../schemas/accounts.js'));
+/** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
+export const operations = {
+  create: defineOperation({ name: 'accounts.create', method: 'POST', path: '/accounts', token: 'client', scopes: ['accounts.create'], input: 'body', source: '§7.1', completeness: 'full' }),
+  list: defineOperation({ name: 'accounts.list', method: 'GET', path: '/accounts', token: 'customer', scopes: ['accounts.list.readonly'], input: 'none', source: '§7.2', completeness: 'full' }),
+  balances: defineOperation({ name: 'accounts.balances.retrieve', method: 'GET', path: '/accounts/{account_number}/balances', token: 'customer', scopes: ['accounts.balance.readonly'], input: 'none', source: '§7.3', completeness: 'full' }),
+  transactions: defineOperation({ name: 'accounts.transactions.list', method: 'GET', path: '/accounts/{account_number}/transactions', token: 'customer', scopes: ['accounts.transactions.readonly'], input: 'query', pagedItems: 'transactions', source: '§7.4', completeness: 'full' }),
+  holdsList: defineOperation({ name: 'accounts.holds.list', method: 'GET', path: '/accounts/{account_number}/holds', token: 'customer', scopes: ['accounts.holds.readonly'], input: 'none', source: '§7.5', completeness: 'full' }),
+  holdsCreate: defineOperation({ name: 'accounts.holds.create', method: 'POST', path: '/accounts/{account_number}/holds', token: 'customer', scopes: ['accounts.holds.create'], input: 'body', source: '§7.6', completeness: 'full' }),
+  holdsUpdate: defineOperation({ name: 'accounts.holds.update', method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', token: 'customer', scopes: ['accounts.holds.update'], input: 'body', source: '§7.7', completeness: 'full' }),
+};
+
+/** Their zod schemas, loaded with the namespace's first call. */
+const schemas = new Lazy(() => import('../schemas/accounts.js'));
 
 /**
  * An account's balances: `session.accounts.balances`.
@@ -49,7 +61,7 @@ const ops = new Lazy(() => import('../schemas/accounts.js'));
 export class AccountBalancesResource extends Resource {
   /** The account's balances (`GET /accounts/{account_number}/balances`, customer token, scope `accounts.balance.readonly`). */
   retrieve(accountNumber: PathParam, options?: RequestOptions): APIPromise<AccountBalances> {
-    return this.run.call(ops, 'balances', [accountNumber], undefined, options);
+    return this.run.call(operations.balances, schemas, [accountNumber], undefined, options);
   }
 }
 
@@ -72,7 +84,7 @@ export class AccountTransactions extends Resource {
    * ```
    */
   list(accountNumber: PathParam, query: TransactionListParams, options?: RequestOptions): PagePromise<AccountTransactionPage, AccountTransaction> {
-    return this.run.paged(ops, 'transactions', [accountNumber], query as unknown as Record<string, unknown>, options);
+    return this.run.paged(operations.transactions, schemas, [accountNumber], query as unknown as Record<string, unknown>, options);
   }
 }
 
@@ -83,17 +95,17 @@ export class AccountTransactions extends Resource {
 export class AccountHolds extends Resource {
   /** The account's holds (`GET /accounts/{account_number}/holds`, customer token, scope `accounts.holds.readonly`). */
   list(accountNumber: PathParam, options?: RequestOptions): APIPromise<HoldList> {
-    return this.run.call(ops, 'holdsList', [accountNumber], undefined, options);
+    return this.run.call(operations.holdsList, schemas, [accountNumber], undefined, options);
   }
 
   /** Places a hold (`POST /accounts/{account_number}/holds`, customer token, scope `accounts.holds.create`). */
   create(accountNumber: PathParam, body: PlaceHoldParams, options?: RequestOptions): APIPromise<HoldReference> {
-    return this.run.call(ops, 'holdsCreate', [accountNumber], body, options);
+    return this.run.call(operations.holdsCreate, schemas, [accountNumber], body, options);
   }
 
   /** Updates a hold; `{ status: 'INACTIVE' }` releases it (`PATCH /accounts/{account_number}/holds/{hold_reference}`, scope `accounts.holds.update`). */
   update(accountNumber: PathParam, holdReference: PathParam, body: UpdateHoldParams, options?: RequestOptions): APIPromise<HoldReference> {
-    return this.run.call(ops, 'holdsUpdate', [accountNumber, holdReference], body, options);
+    return this.run.call(operations.holdsUpdate, schemas, [accountNumber, holdReference], body, options);
   }
 }
 
@@ -124,7 +136,7 @@ export class Accounts extends Resource {
    * in `accounts.list()` under the customer's consent.
    */
   create(body: OpenAccountParams, options?: RequestOptions): APIPromise<OpenedAccount> {
-    return this.run.call(ops, 'create', [], body, options);
+    return this.run.call(operations.create, schemas, [], body, options);
   }
 
   /** The customer's accounts (`GET /accounts`, customer token, scope `accounts.list.readonly`). */
@@ -132,6 +144,6 @@ export class Accounts extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<AccountList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<AccountList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(ops, 'list', [], input, options);
+    return this.run.call(operations.list, schemas, [], input, options);
   }
 }

@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
+import { defineOperation } from '../core/operation.js';
 import type * as S from '../schemas/bills.js';
 import type { PathParam } from './accounts.js';
 import { noInput, Resource } from './resource.js';
@@ -22,8 +23,16 @@ export interface PayBillParams extends z.input<typeof S.payBillSchema> {}
 /** What paying a bill returns. @group Bills */
 export interface BillPayment extends z.output<typeof S.billPaymentSchema> {}
 
-/** The namespace's operations and schemas, loaded with its first call. */
-const ops = new Lazy(() => import('../schemas/bills.js'));
+/** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
+export const operations = {
+  categories: defineOperation({ name: 'bills.categories.list', method: 'GET', path: '/bills/categories', token: 'client', scopes: ['bills.categories.list'], input: 'none', source: '§9.1', completeness: 'partial' }),
+  billers: defineOperation({ name: 'bills.billers.list', method: 'GET', path: '/bills/{category_id}/billers', token: 'client', scopes: ['bills.billers.list'], input: 'none', source: '§9.2', completeness: 'full' }),
+  validate: defineOperation({ name: 'bills.validate', method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'both', scopes: ['bills.bill.validate'], input: 'none', source: '§9.3', completeness: 'full' }),
+  pay: defineOperation({ name: 'bills.pay', method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'customer', scopes: ['bills.transactions.create'], input: 'body', source: '§9.4', completeness: 'full' }),
+};
+
+/** Their zod schemas, loaded with the namespace's first call. */
+const schemas = new Lazy(() => import('../schemas/bills.js'));
 
 /**
  * Biller categories: `ob.bills.categories` (client credentials, no consent needed).
@@ -35,7 +44,7 @@ export class BillerCategories extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<BillerCategory[]>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<BillerCategory[]> {
     const [input, options] = noInput(first, second);
-    return this.run.call(ops, 'categories', [], input, options);
+    return this.run.call(operations.categories, schemas, [], input, options);
   }
 }
 
@@ -46,7 +55,7 @@ export class BillerCategories extends Resource {
 export class Billers extends Resource {
   /** The billers of a category, with their products (`GET /bills/{category_id}/billers`, scope `bills.billers.list`). */
   list(categoryId: PathParam, options?: RequestOptions): APIPromise<BillerList> {
-    return this.run.call(ops, 'billers', [categoryId], undefined, options);
+    return this.run.call(operations.billers, schemas, [categoryId], undefined, options);
   }
 }
 
@@ -74,7 +83,7 @@ export class Bills extends Resource {
    * `bills.bill.validate`; client credentials on `ob`, the customer's token on a session).
    */
   validate(categoryId: PathParam, billerId: PathParam, billReference: PathParam, options?: RequestOptions): APIPromise<BillValidation> {
-    return this.run.call(ops, 'validate', [categoryId, billerId, billReference], undefined, options);
+    return this.run.call(operations.validate, schemas, [categoryId, billerId, billReference], undefined, options);
   }
 
   /**
@@ -85,6 +94,6 @@ export class Bills extends Resource {
    * `idempotencyKey`: the bill is paid at most once.
    */
   pay(categoryId: PathParam, billerId: PathParam, billReference: PathParam, body: PayBillParams, options?: RequestOptions): APIPromise<BillPayment> {
-    return this.run.call(ops, 'pay', [categoryId, billerId, billReference], body, options);
+    return this.run.call(operations.pay, schemas, [categoryId, billerId, billReference], body, options);
   }
 }

@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
+import { defineOperation } from '../core/operation.js';
 import type * as S from '../schemas/direct-debits.js';
 import type { PathParam } from './accounts.js';
 import { noInput, Resource } from './resource.js';
@@ -19,8 +20,16 @@ export interface Mandate extends z.output<typeof S.mandateSchema> {}
 /** `data` of `directDebits.list`. @group Direct debits */
 export interface MandateList extends z.output<typeof S.mandateListSchema> {}
 
-/** The namespace's operations and schemas, loaded with its first call. */
-const ops = new Lazy(() => import('../schemas/direct-debits.js'));
+/** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
+export const operations = {
+  create: defineOperation({ name: 'directDebits.create', method: 'POST', path: '/direct-debits', token: 'customer', scopes: ['direct-debits.create'], input: 'body', source: '§11.1', completeness: 'partial' }),
+  list: defineOperation({ name: 'directDebits.list', method: 'GET', path: '/direct-debits', token: 'customer', scopes: ['direct-debits.list'], input: 'none', source: '§11.2', completeness: 'full' }),
+  update: defineOperation({ name: 'directDebits.update', method: 'PATCH', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: ['direct-debits.update'], input: 'body', source: '§11.3', completeness: 'full' }),
+  charge: defineOperation({ name: 'directDebits.charge', method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: ['direct-debits.transaction.create'], input: 'body', source: '§11.4', completeness: 'full' }),
+};
+
+/** Their zod schemas, loaded with the namespace's first call. */
+const schemas = new Lazy(() => import('../schemas/direct-debits.js'));
 
 /**
  * Direct-debit mandates: `session.directDebits` (the customer's token).
@@ -29,7 +38,7 @@ const ops = new Lazy(() => import('../schemas/direct-debits.js'));
 export class DirectDebits extends Resource {
   /** Creates a mandate (`POST /direct-debits`, customer token, scope `direct-debits.create`). */
   create(body: CreateMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(ops, 'create', [], body, options);
+    return this.run.call(operations.create, schemas, [], body, options);
   }
 
   /**
@@ -40,12 +49,12 @@ export class DirectDebits extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<MandateList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<MandateList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(ops, 'list', [], input, options);
+    return this.run.call(operations.list, schemas, [], input, options);
   }
 
   /** Updates a mandate; `mandate_status: 'INACTIVE'` stops it (`PATCH /direct-debits/{mandate_id}`, scope `direct-debits.update`). */
   update(mandateId: PathParam, body: UpdateMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(ops, 'update', [mandateId], body, options);
+    return this.run.call(operations.update, schemas, [mandateId], body, options);
   }
 
   /**
@@ -54,6 +63,6 @@ export class DirectDebits extends Resource {
    * with the **same** `idempotencyKey`: the debit happens at most once.
    */
   charge(mandateId: PathParam, body: ChargeMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(ops, 'charge', [mandateId], body, options);
+    return this.run.call(operations.charge, schemas, [mandateId], body, options);
   }
 }

@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
+import { defineOperation } from '../core/operation.js';
 import type * as S from '../schemas/disputes.js';
 import type { PathParam } from './accounts.js';
 import { noInput, Resource } from './resource.js';
@@ -16,8 +17,15 @@ export interface CreateDisputeParams extends z.input<typeof S.createDisputeSchem
 /** A dispute report and where it stands (`report_status` is open: `'LOGGED'`, …). @group Disputes */
 export interface Dispute extends z.output<typeof S.disputeSchema> {}
 
-/** The namespace's operations and schemas, loaded with its first call. */
-const ops = new Lazy(() => import('../schemas/disputes.js'));
+/** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
+export const operations = {
+  categories: defineOperation({ name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', token: 'client', scopes: ['disputes.categories.list'], input: 'none', source: '§10.1', completeness: 'full' }),
+  create: defineOperation({ name: 'disputes.create', method: 'POST', path: '/disputes', token: 'customer', scopes: ['disputes.report.create'], input: 'body', source: '§10.2', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: ['disputes.report.readonly'], input: 'none', source: '§10.3', completeness: 'full' }),
+};
+
+/** Their zod schemas, loaded with the namespace's first call. */
+const schemas = new Lazy(() => import('../schemas/disputes.js'));
 
 /**
  * Dispute categories: `ob.disputes.categories` (client credentials).
@@ -29,7 +37,7 @@ export class DisputeCategories extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<DisputeCategoryList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<DisputeCategoryList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(ops, 'categories', [], input, options);
+    return this.run.call(operations.categories, schemas, [], input, options);
   }
 }
 
@@ -49,7 +57,7 @@ export class Disputes extends Resource {
 
   /** Reports a dispute (`POST /disputes`, customer token, scope `disputes.report.create`). */
   create(body: CreateDisputeParams, options?: RequestOptions): APIPromise<Dispute> {
-    return this.run.call(ops, 'create', [], body, options);
+    return this.run.call(operations.create, schemas, [], body, options);
   }
 
   /**
@@ -58,6 +66,6 @@ export class Disputes extends Resource {
    * array (a lone object is wrapped), and never picks an item for you.
    */
   retrieve(reportReference: PathParam, options?: RequestOptions): APIPromise<Dispute[]> {
-    return this.run.call(ops, 'retrieve', [reportReference], undefined, options);
+    return this.run.call(operations.retrieve, schemas, [reportReference], undefined, options);
   }
 }

@@ -4,17 +4,16 @@ import type { Endpoints } from '../core/config.js';
 import { makePagePromise, type PagePromise, summaryPages } from '../core/page-promise.js';
 import type { Scope } from '../core/scopes.js';
 import type { BearerSource, Transport } from '../core/transport.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Lazy } from '../core/lazy.js';
-import type { OperationDescriptor, OperationModule } from '../core/operation.js';
-import { tokenKind } from './catalog.js';
+import type { OperationDeclaration, SchemaModule } from '../core/operation.js';
 
 /** What the operations of one client or customer session run with. */
 export interface RunnerContext {
   transport: Transport;
   endpoints: Endpoints;
   /** The scopes an operation asks for (its default, or the `operationScopes` option's). */
-  scopes(op: OperationDescriptor): readonly Scope[];
+  scopes(op: OperationDeclaration): readonly Scope[];
   /** A cached client-credentials token source for `scopes`. */
   clientBearer(scopes: readonly Scope[]): BearerSource;
   /** The customer's token source on a session; undefined on the client. */
@@ -27,7 +26,7 @@ export interface RunnerContext {
  */
 export class OperationRunner {
   readonly #ctx: RunnerContext;
-  readonly #bearers = new Map<OperationDescriptor, BearerSource>();
+  readonly #bearers = new Map<OperationDeclaration, BearerSource>();
 
   constructor(ctx: RunnerContext) {
     this.#ctx = ctx;
@@ -37,30 +36,30 @@ export class OperationRunner {
    * One call of operation `key` of the namespace module `ns`: `params` for the path template,
    * `input` the body or query, `options` per call.
    */
-  call<M extends OperationModule, Data>(ns: Lazy<M>, key: keyof M['operations'] & string, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
-    return makeAPIPromise(this.#send(ns, key, params, input, options) as Promise<WithResponse<Data>>);
+  call<Data>(op: OperationDeclaration, schemas: Lazy<SchemaModule>, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
+    return makeAPIPromise(this.#send(op, schemas, params, input, options) as Promise<WithResponse<Data>>);
   }
 
   /** A paged call: the first page at once, the rest as the iteration asks for them. */
-  paged<M extends OperationModule, Page, Item>(ns: Lazy<M>, key: keyof M['operations'] & string, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
+  paged<Page, Item>(op: OperationDeclaration, schemas: Lazy<SchemaModule>, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
     const start = typeof query?.page === 'number' && Number.isInteger(query.page) && query.page >= 1 ? query.page : 1;
     return makePagePromise<Page, Item>({
       first: start,
       // A caller's idempotency key goes with the first page only; later pages are new calls with fresh keys.
       fetch: (page, isFirst) => {
         const pageOptions = isFirst || options?.idempotencyKey === undefined ? options : { ...options, idempotencyKey: undefined };
-        return this.#send(ns, key, params, isFirst ? query : { ...query, page }, pageOptions) as Promise<WithResponse<Page>>;
+        return this.#send(op, schemas, params, isFirst ? query : { ...query, page }, pageOptions) as Promise<WithResponse<Page>>;
       },
       items: (page) => {
-        const list = (page as Record<string, unknown> | null)?.[ns.value?.operations[key]?.pagedItems ?? 'items'];
+        const list = (page as Record<string, unknown> | null)?.[op.pagedItems ?? 'items'];
         return Array.isArray(list) ? (list as Item[]) : [];
       },
       total: summaryPages,
     });
   }
 
-  async #send(ns: Lazy<OperationModule>, key: string, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
-    const op = (ns.value ?? (await ns.load())).operations[key]!;
+  async #send(op: OperationDeclaration, module: Lazy<SchemaModule>, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
+    const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
     let path = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
     const issues = checkParams(op, params);
     if (issues.length === 0) {
@@ -74,7 +73,7 @@ export class OperationRunner {
         path,
         body: op.input === 'body' ? input : undefined,
         query: op.input === 'query' || op.input === 'optional-query' ? (input as Record<string, unknown> | undefined) : undefined,
-        schemas: { request: op.input === 'body' ? op.request : undefined, query: op.input !== 'body' ? op.request : undefined, response: op.response, reshape: op.reshape },
+        schemas: { request: schemas.body, query: schemas.query, response: schemas.response, reshape: schemas.reshape },
         envelope: true,
         secretRequestFields: op.secretRequestFields,
         secretResponseFields: op.secretResponseFields,
@@ -96,9 +95,9 @@ export class OperationRunner {
   }
 
   /** The token source for `op` here, built once per operation; undefined when it needs a customer and this is the client. */
-  #bearer(op: OperationDescriptor): BearerSource | undefined {
+  #bearer(op: OperationDeclaration): BearerSource | undefined {
     const customer = this.#ctx.customerBearer;
-    const token = tokenKind(op.name);
+    const token = op.token;
     if (token === 'customer' && customer === undefined) return undefined;
     if (token !== 'client' && customer !== undefined) return customer;
     let bearer = this.#bearers.get(op);
@@ -116,7 +115,7 @@ const NO_BEARER: BearerSource = {
 };
 
 /** Each path parameter must be a non-empty string or a finite number. */
-function checkParams(op: OperationDescriptor, params: readonly unknown[]): ValidationIssue[] {
+function checkParams(op: OperationDeclaration, params: readonly unknown[]): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   op.params.forEach((name, i) => {
     const value = params[i];

@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
+import { defineOperation } from '../core/operation.js';
 import type { PagePromise } from '../core/page-promise.js';
 import type * as S from '../schemas/savings.js';
 import type { PathParam } from './accounts.js';
@@ -19,8 +20,14 @@ export interface SavingsTransaction extends z.output<typeof S.savingsTransaction
 /** `data` of one page of `savings.transactions.list`. @group Savings */
 export interface SavingsTransactionPage extends z.output<typeof S.savingsTransactionPageSchema> {}
 
-/** The namespace's operations and schemas, loaded with its first call. */
-const ops = new Lazy(() => import('../schemas/savings.js'));
+/** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
+export const operations = {
+  list: defineOperation({ name: 'savings.list', method: 'GET', path: '/savings', token: 'customer', scopes: ['savings.list'], input: 'none', source: '§14.1', completeness: 'full' }),
+  transactions: defineOperation({ name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', token: 'customer', scopes: ['savings.transactions.list'], input: 'optional-query', pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
+};
+
+/** Their zod schemas, loaded with the namespace's first call. */
+const schemas = new Lazy(() => import('../schemas/savings.js'));
 
 /**
  * A savings plan's transactions: `session.savings.transactions`.
@@ -42,7 +49,7 @@ export class SavingsTransactions extends Resource {
    * ```
    */
   list(savingsId: PathParam, query?: SavingsTransactionListParams, options?: RequestOptions): PagePromise<SavingsTransactionPage, SavingsTransaction> {
-    return this.run.paged(ops, 'transactions', [savingsId], query as Record<string, unknown> | undefined, options);
+    return this.run.paged(operations.transactions, schemas, [savingsId], query as Record<string, unknown> | undefined, options);
   }
 }
 
@@ -65,6 +72,6 @@ export class SavingsResource extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<SavingsList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<SavingsList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(ops, 'list', [], input, options);
+    return this.run.call(operations.list, schemas, [], input, options);
   }
 }

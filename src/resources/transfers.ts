@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
+import { defineOperation } from '../core/operation.js';
 import type * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from './resource.js';
@@ -17,8 +18,15 @@ export interface Transfer extends z.output<typeof S.transferResultSchema> {}
 /** A transfer's status (`status` is open: `'SUCCESSFUL'`, `'PENDING'`, …). @group Transfers */
 export interface TransferStatus extends z.output<typeof S.transferStatusSchema> {}
 
-/** The namespace's operations and schemas, loaded with its first call. */
-const ops = new Lazy(() => import('../schemas/transfers.js'));
+/** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
+export const operations = {
+  enquiry: defineOperation({ name: 'transfers.enquiry', method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: ['transfers.transactions.enquiry'], input: 'body', source: '§8.1', completeness: 'full' }),
+  create: defineOperation({ name: 'transfers.create', method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: ['transfers.transactions.create'], input: 'body', source: '§8.2', completeness: 'partial', unofficial: true }),
+  retrieve: defineOperation({ name: 'transfers.retrieve', method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: ['transfers.transactions.query'], input: 'none', source: '§8.3', completeness: 'full' }),
+};
+
+/** Their zod schemas, loaded with the namespace's first call. */
+const schemas = new Lazy(() => import('../schemas/transfers.js'));
 
 /**
  * Transfers: `session.transfers` (the customer's token); `ob.transfers.enquiry` also runs with
@@ -32,7 +40,7 @@ export class Transfers extends Resource {
    * `ob`, the customer's token on a session).
    */
   enquiry(body: NameEnquiryParams, options?: RequestOptions): APIPromise<NameEnquiry> {
-    return this.run.call(ops, 'enquiry', [], body, options);
+    return this.run.call(operations.enquiry, schemas, [], body, options);
   }
 
   /**
@@ -53,11 +61,11 @@ export class Transfers extends Resource {
    * ```
    */
   create(body: CreateTransferParams, options?: RequestOptions): APIPromise<Transfer> {
-    return this.run.call(ops, 'create', [], body, options);
+    return this.run.call(operations.create, schemas, [], body, options);
   }
 
   /** A transfer's status (`GET /transactions/{batch_reference}`, customer token, scope `transfers.transactions.query`). */
   retrieve(batchReference: PathParam, options?: RequestOptions): APIPromise<TransferStatus> {
-    return this.run.call(ops, 'retrieve', [batchReference], undefined, options);
+    return this.run.call(operations.retrieve, schemas, [batchReference], undefined, options);
   }
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { anyObject, customPropertiesOut, customPropertiesSchema, defineOperation, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, plainObject, positive, text } from './common.js';
+import type { SchemaTable } from '../core/operation.js';
+import { anyObject, customPropertiesOut, customPropertiesSchema, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, positive, text } from './common.js';
 
 /*
  * The zod schemas of the account operations (§7 of the provider reference), loaded with the first
@@ -10,40 +11,38 @@ import { anyObject, customPropertiesOut, customPropertiesSchema, defineOperation
 const looseRecord = () => z.optional(anyObject());
 
 /** Body of `POST /accounts`: the reference flags no field as required. */
-export const openAccountSchema = plainObject(
-  z.strictObject({
-    /** The customer the account is for. */
-    customer_ref: z.optional(text()),
-    /** Product identifier, e.g. `'SBA123'`. */
-    product_id: z.optional(text()),
-    /** Name on the account. */
-    name_on_account: z.optional(text()),
-    /** Date of birth, `YYYY-MM-DD`. */
-    dob: z.optional(isoDate()),
-    /** First name. */
-    first_name: z.optional(text()),
-    /** Middle name. */
-    middle_name: z.optional(text()),
-    /** Surname. */
-    surname: z.optional(text()),
-    /** `M` or `F`. */
-    gender: z.optional(oneOf(['M', 'F'])),
-    /** Email address. */
-    email: z.optional(text()),
-    /** Phone number. */
-    phone: z.optional(text()),
-    /** Proof of identity `{ document_type, document }` (members as on `customers.retrieve`). */
-    proof_of_id: looseRecord(),
-    /** Proof of address `{ document_type, document }`. */
-    proof_of_address: looseRecord(),
-    /** Postal address `{ street, area, city, local_government, country }`. */
-    address: looseRecord(),
-    /** Next of kin. */
-    next_of_kin: looseRecord(),
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const openAccountSchema = z.strictObject({
+  /** The customer the account is for. */
+  customer_ref: z.optional(text()),
+  /** Product identifier, e.g. `'SBA123'`. */
+  product_id: z.optional(text()),
+  /** Name on the account. */
+  name_on_account: z.optional(text()),
+  /** Date of birth, `YYYY-MM-DD`. */
+  dob: z.optional(isoDate()),
+  /** First name. */
+  first_name: z.optional(text()),
+  /** Middle name. */
+  middle_name: z.optional(text()),
+  /** Surname. */
+  surname: z.optional(text()),
+  /** `M` or `F`. */
+  gender: z.optional(oneOf(['M', 'F'])),
+  /** Email address. */
+  email: z.optional(text()),
+  /** Phone number. */
+  phone: z.optional(text()),
+  /** Proof of identity `{ document_type, document }` (members as on `customers.retrieve`). */
+  proof_of_id: looseRecord(),
+  /** Proof of address `{ document_type, document }`. */
+  proof_of_address: looseRecord(),
+  /** Postal address `{ street, area, city, local_government, country }`. */
+  address: looseRecord(),
+  /** Next of kin. */
+  next_of_kin: looseRecord(),
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 /** `data` of `POST /accounts`: no `account_number` (the bank sends it to the customer later). */
 export const openedAccountSchema = z.looseObject({
@@ -112,16 +111,14 @@ export const balancesSchema = z.looseObject({
 });
 
 /** Query of `GET /accounts/{account_number}/transactions`. */
-export const transactionsQuerySchema = plainObject(
-  z.strictObject({
-    /** Start of the range, `YYYY-MM-DD`. */
-    from: isoDate(),
-    /** End of the range, `YYYY-MM-DD`. */
-    to: isoDate(),
-    /** Page to start from (≥ 1). Default 1. */
-    page: z.optional(pageNumber()),
-  }),
-);
+export const transactionsQuerySchema = z.strictObject({
+  /** Start of the range, `YYYY-MM-DD`. */
+  from: isoDate(),
+  /** End of the range, `YYYY-MM-DD`. */
+  to: isoDate(),
+  /** Page to start from (≥ 1). Default 1. */
+  page: z.optional(pageNumber()),
+});
 
 /** The `summary` of a transaction page. `pages` is what iteration follows. */
 export const transactionSummarySchema = z.looseObject({
@@ -222,32 +219,28 @@ export const holdListSchema = z.looseObject({
 });
 
 /** Body of `POST /accounts/{account_number}/holds` (dates named as the request names them). */
-export const placeHoldSchema = plainObject(
-  z.strictObject({
-    /** Your unique reference for the hold, e.g. `'HLD123456789'`. */
-    reference: text(),
-    /** Amount to hold, major units. */
-    amount: positive(),
-    /** Reason for the hold. */
-    narration: text(),
-    /** When the hold starts, `YYYY-MM-DD`. */
-    hold_start_timestamp: text(),
-    /** When the bank releases the funds if no payment is made against them, `YYYY-MM-DD`. */
-    hold_end_timestamp: text(),
-    /** `ACTIVE` or `INACTIVE`. */
-    status: oneOf(['ACTIVE', 'INACTIVE']),
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const placeHoldSchema = z.strictObject({
+  /** Your unique reference for the hold, e.g. `'HLD123456789'`. */
+  reference: text(),
+  /** Amount to hold, major units. */
+  amount: positive(),
+  /** Reason for the hold. */
+  narration: text(),
+  /** When the hold starts, `YYYY-MM-DD`. */
+  hold_start_timestamp: text(),
+  /** When the bank releases the funds if no payment is made against them, `YYYY-MM-DD`. */
+  hold_end_timestamp: text(),
+  /** `ACTIVE` or `INACTIVE`. */
+  status: oneOf(['ACTIVE', 'INACTIVE']),
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 /** Body of `PATCH /accounts/{account_number}/holds/{hold_reference}`: `INACTIVE` releases the hold. */
-export const updateHoldSchema = plainObject(
-  z.strictObject({
-    /** `INACTIVE` releases the hold. */
-    status: oneOf(['ACTIVE', 'INACTIVE']),
-  }),
-);
+export const updateHoldSchema = z.strictObject({
+  /** `INACTIVE` releases the hold. */
+  status: oneOf(['ACTIVE', 'INACTIVE']),
+});
 
 /** `data` of placing or releasing a hold. */
 export const holdReferenceSchema = z.looseObject({
@@ -255,13 +248,13 @@ export const holdReferenceSchema = z.looseObject({
   reference: maybeText(),
 });
 
-/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
-export const operations = {
-  create: defineOperation({ name: 'accounts.create', method: 'POST', path: '/accounts', input: 'body', request: openAccountSchema, response: openedAccountSchema, source: '§7.1', completeness: 'full' }),
-  list: defineOperation({ name: 'accounts.list', method: 'GET', path: '/accounts', input: 'none', response: accountListSchema, source: '§7.2', completeness: 'full' }),
-  balances: defineOperation({ name: 'accounts.balances.retrieve', method: 'GET', path: '/accounts/{account_number}/balances', input: 'none', response: balancesSchema, source: '§7.3', completeness: 'full' }),
-  transactions: defineOperation({ name: 'accounts.transactions.list', method: 'GET', path: '/accounts/{account_number}/transactions', input: 'query', request: transactionsQuerySchema, response: transactionPageSchema, pagedItems: 'transactions', source: '§7.4', completeness: 'full' }),
-  holdsList: defineOperation({ name: 'accounts.holds.list', method: 'GET', path: '/accounts/{account_number}/holds', input: 'none', response: holdListSchema, source: '§7.5', completeness: 'full' }),
-  holdsCreate: defineOperation({ name: 'accounts.holds.create', method: 'POST', path: '/accounts/{account_number}/holds', input: 'body', request: placeHoldSchema, response: holdReferenceSchema, source: '§7.6', completeness: 'full' }),
-  holdsUpdate: defineOperation({ name: 'accounts.holds.update', method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', input: 'body', request: updateHoldSchema, response: holdReferenceSchema, source: '§7.7', completeness: 'full' }),
-};
+/** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
+export const schemas = {
+  'accounts.create': { body: openAccountSchema, response: openedAccountSchema },
+  'accounts.list': { response: accountListSchema },
+  'accounts.balances.retrieve': { response: balancesSchema },
+  'accounts.transactions.list': { query: transactionsQuerySchema, response: transactionPageSchema },
+  'accounts.holds.list': { response: holdListSchema },
+  'accounts.holds.create': { body: placeHoldSchema, response: holdReferenceSchema },
+  'accounts.holds.update': { body: updateHoldSchema, response: holdReferenceSchema },
+} satisfies SchemaTable;

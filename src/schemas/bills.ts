@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, defineOperation, id, jsonType, maybe, maybeNumber, maybeText, plainObject, positive, text } from './common.js';
+import type { SchemaTable } from '../core/operation.js';
+import { customPropertiesOut, customPropertiesSchema, id, jsonType, maybe, maybeNumber, maybeText, positive, text } from './common.js';
 
 /*
  * The zod schemas of the bill-payment operations (§9 of the provider reference), loaded with the
@@ -108,20 +109,18 @@ export const billValidationSchema = z.looseObject({
  * `payer_info` and `product_info` are optional and passed through, so the objects a validation
  * returned can be copied in as they are.
  */
-export const payBillSchema = plainObject(
-  z.strictObject({
-    /** Amount in major units. */
-    amount: positive(),
-    /** The account to debit. */
-    source_account_number: text(),
-    /** Who the bill is for: `{ name, email, phone }`. */
-    payer_info: plainObject(payerInfo),
-    /** What is paid: `{ category_id, biller_id, product_id }`. */
-    product_info: z.optional(plainObject(productInfo)),
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const payBillSchema = z.strictObject({
+  /** Amount in major units. */
+  amount: positive(),
+  /** The account to debit. */
+  source_account_number: text(),
+  /** Who the bill is for: `{ name, email, phone }`. */
+  payer_info: payerInfo,
+  /** What is paid: `{ category_id, biller_id, product_id }`. */
+  product_info: z.optional(productInfo),
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 /** `data` of paying a bill (the reference shows no transaction reference or status). */
 export const billPaymentSchema = z.looseObject({
@@ -133,10 +132,10 @@ export const billPaymentSchema = z.looseObject({
   custom_properties: customPropertiesOut(),
 });
 
-/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
-export const operations = {
-  categories: defineOperation({ name: 'bills.categories.list', method: 'GET', path: '/bills/categories', input: 'none', response: billerCategoryListSchema, reshape: categoryList, source: '§9.1', completeness: 'partial' }),
-  billers: defineOperation({ name: 'bills.billers.list', method: 'GET', path: '/bills/{category_id}/billers', input: 'none', response: billerListSchema, source: '§9.2', completeness: 'full' }),
-  validate: defineOperation({ name: 'bills.validate', method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', input: 'none', response: billValidationSchema, source: '§9.3', completeness: 'full' }),
-  pay: defineOperation({ name: 'bills.pay', method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', input: 'body', request: payBillSchema, response: billPaymentSchema, source: '§9.4', completeness: 'full' }),
-};
+/** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
+export const schemas = {
+  'bills.categories.list': { response: billerCategoryListSchema, reshape: categoryList },
+  'bills.billers.list': { response: billerListSchema },
+  'bills.validate': { response: billValidationSchema },
+  'bills.pay': { body: payBillSchema, response: billPaymentSchema },
+} satisfies SchemaTable;

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { CARD_MODES, CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, CARD_STATUSES, CARD_TYPES } from './card-values.js';
-import { customPropertiesSchema, defineOperation, matching, oneOf, plainObject, str, text } from './common.js';
+import type { SchemaTable } from '../core/operation.js';
+import { customPropertiesSchema, matching, oneOf, str, text } from './common.js';
 
 /*
  * The zod schemas of the card operations, loaded with the first card call: `import 'zod/mini'`
@@ -9,59 +10,53 @@ import { customPropertiesSchema, defineOperation, matching, oneOf, plainObject, 
  */
 
 /** Expiry month (`'01'`–`'12'`) and four-digit year, as strings. */
-export const cardExpirySchema = plainObject(
-  z.strictObject({
-    /** Two digits, `'01'`–`'12'`. */
-    month: matching(/^(0[1-9]|1[0-2])$/, 'must be two digits from 01 to 12'),
-    /** Four digits, e.g. `'2029'`. */
-    year: matching(/^\d{4}$/, 'must be four digits, e.g. 2029'),
-  }),
-);
+export const cardExpirySchema = z.strictObject({
+  /** Two digits, `'01'`–`'12'`. */
+  month: matching(/^(0[1-9]|1[0-2])$/, 'must be two digits from 01 to 12'),
+  /** Four digits, e.g. `'2029'`. */
+  year: matching(/^\d{4}$/, 'must be four digits, e.g. 2029'),
+});
 
 /** Delivery address of a card (needed for physical cards). */
-export const cardAddressSchema = plainObject(
-  z.strictObject({
-    /** Street and number. */
-    street: z.optional(text()),
-    /** City. */
-    city: z.optional(text()),
-    /** State, e.g. `'Lagos'`. */
-    state: z.optional(text()),
-    /** Country, e.g. `'NG'`. */
-    country: z.optional(text()),
-  }),
-);
+export const cardAddressSchema = z.strictObject({
+  /** Street and number. */
+  street: z.optional(text()),
+  /** City. */
+  city: z.optional(text()),
+  /** State, e.g. `'Lagos'`. */
+  state: z.optional(text()),
+  /** Country, e.g. `'NG'`. */
+  country: z.optional(text()),
+});
 
 /**
  * Body of `POST /cards`, from the spec's table. Unknown fields are refused (a typo would
  * otherwise be dropped silently by the service).
  */
-export const createCardSchema = plainObject(
-  z.strictObject({
-    /** Product identifier. */
-    product_id: z.optional(text()),
-    /** `VIRTUAL`, `PHYSICAL` or `OTHER`. */
-    card_type: z.optional(oneOf(CARD_TYPES)),
-    /** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. */
-    card_mode: z.optional(oneOf(CARD_MODES)),
-    /** The status the card is created in. */
-    card_status: oneOf(CARD_STATUSES),
-    /** `NGN`. */
-    card_currency: z.optional(oneOf(['NGN'])),
-    /** The 10-digit NUBAN account the card draws on. */
-    account_number: matching(/^\d{10}$/, 'must be a 10-digit NUBAN account number'),
-    /** Name of the card holder (at most 255 characters). */
-    card_holder_name: text(),
-    /** Default PIN in plaintext (4–12 digits); the client's cipher encrypts it on the wire. */
-    card_default_pin: matching(/^\d{4,12}$/, 'must be 4 to 12 digits'),
-    /** Expiry month and year. */
-    card_expiry: cardExpirySchema,
-    /** Delivery address. */
-    card_address: z.optional(cardAddressSchema),
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const createCardSchema = z.strictObject({
+  /** Product identifier. */
+  product_id: z.optional(text()),
+  /** `VIRTUAL`, `PHYSICAL` or `OTHER`. */
+  card_type: z.optional(oneOf(CARD_TYPES)),
+  /** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. */
+  card_mode: z.optional(oneOf(CARD_MODES)),
+  /** The status the card is created in. */
+  card_status: oneOf(CARD_STATUSES),
+  /** `NGN`. */
+  card_currency: z.optional(oneOf(['NGN'])),
+  /** The 10-digit NUBAN account the card draws on. */
+  account_number: matching(/^\d{10}$/, 'must be a 10-digit NUBAN account number'),
+  /** Name of the card holder (at most 255 characters). */
+  card_holder_name: text(),
+  /** Default PIN in plaintext (4–12 digits); the client's cipher encrypts it on the wire. */
+  card_default_pin: matching(/^\d{4,12}$/, 'must be 4 to 12 digits'),
+  /** Expiry month and year. */
+  card_expiry: cardExpirySchema,
+  /** Delivery address. */
+  card_address: z.optional(cardAddressSchema),
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 /** A card's expiry as the service returns it. */
 const expiryOut = z.looseObject({
@@ -152,8 +147,8 @@ export const cardListSchema = z.looseObject({
   cards: z.array(listedCardSchema),
 });
 
-/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
-export const operations = {
-  create: defineOperation({ name: 'cards.create', method: 'POST', path: '/cards', input: 'body', request: createCardSchema, response: cardSchema, secretRequestFields: CARD_SECRET_REQUEST_FIELDS, secretResponseFields: CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
-  list: defineOperation({ name: 'cards.list', method: 'GET', path: '/cards', input: 'none', response: cardListSchema, secretResponseFields: CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
-};
+/** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
+export const schemas = {
+  'cards.create': { body: createCardSchema, response: cardSchema },
+  'cards.list': { response: cardListSchema },
+} satisfies SchemaTable;

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, defineOperation, maybe, maybeText, openEnum } from './common.js';
+import type { SchemaTable } from '../core/operation.js';
+import { customPropertiesOut, maybe, maybeText, openEnum } from './common.js';
 
 /*
  * The zod schemas of the customer operations (§6 of the provider reference), loaded with the
@@ -81,7 +82,7 @@ export const customerSchema = z.looseObject({
   custom_properties: customPropertiesOut(),
 });
 
-/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
-export const operations = {
-  retrieve: defineOperation({ name: 'customers.retrieve', method: 'GET', path: '/customers', input: 'none', response: customerSchema, source: '§6.1', completeness: 'full' }),
-};
+/** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
+export const schemas = {
+  'customers.retrieve': { response: customerSchema },
+} satisfies SchemaTable;

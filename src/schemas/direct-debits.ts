@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, defineOperation, id, maybe, maybeNumber, maybeText, oneOf, openEnum, plainObject, positive, text } from './common.js';
+import type { SchemaTable } from '../core/operation.js';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, oneOf, openEnum, positive, text } from './common.js';
 
 /*
  * The zod schemas of the direct-debit operations (§11 of the provider reference), loaded with the
@@ -34,38 +35,32 @@ const mandateFields = {
 };
 
 /** Body of `POST /direct-debits` (**partial**: from the provider's guide). */
-export const createMandateSchema = plainObject(
-  z.strictObject({
-    ...mandateFields,
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const createMandateSchema = z.strictObject({
+  ...mandateFields,
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 /** Body of `PATCH /direct-debits/{mandate_id}`. */
-export const updateMandateSchema = plainObject(
-  z.strictObject({
-    ...mandateFields,
-    /** `INACTIVE` stops the mandate. */
-    mandate_status: z.optional(oneOf(['ACTIVE', 'INACTIVE'])),
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const updateMandateSchema = z.strictObject({
+  ...mandateFields,
+  /** `INACTIVE` stops the mandate. */
+  mandate_status: z.optional(oneOf(['ACTIVE', 'INACTIVE'])),
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 /** Body of `POST /direct-debits/{mandate_id}`: one debit on the mandate. */
-export const chargeMandateSchema = plainObject(
-  z.strictObject({
-    /** Amount to debit, major units. */
-    amount: positive(),
-    /** Your reference for this debit. */
-    reference: z.optional(text()),
-    /** Shown to the customer. */
-    narration: z.optional(text()),
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const chargeMandateSchema = z.strictObject({
+  /** Amount to debit, major units. */
+  amount: positive(),
+  /** Your reference for this debit. */
+  reference: z.optional(text()),
+  /** Shown to the customer. */
+  narration: z.optional(text()),
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 const mandateStatus = () => maybe(openEnum(['ACTIVE', 'INACTIVE']));
 
@@ -119,10 +114,10 @@ export const mandateListSchema = z.looseObject({
   mandates: z.array(mandateSchema),
 });
 
-/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
-export const operations = {
-  create: defineOperation({ name: 'directDebits.create', method: 'POST', path: '/direct-debits', input: 'body', request: createMandateSchema, response: mandateResultSchema, source: '§11.1', completeness: 'partial' }),
-  list: defineOperation({ name: 'directDebits.list', method: 'GET', path: '/direct-debits', input: 'none', response: mandateListSchema, source: '§11.2', completeness: 'full' }),
-  update: defineOperation({ name: 'directDebits.update', method: 'PATCH', path: '/direct-debits/{mandate_id}', input: 'body', request: updateMandateSchema, response: mandateResultSchema, source: '§11.3', completeness: 'full' }),
-  charge: defineOperation({ name: 'directDebits.charge', method: 'POST', path: '/direct-debits/{mandate_id}', input: 'body', request: chargeMandateSchema, response: mandateResultSchema, source: '§11.4', completeness: 'full' }),
-};
+/** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
+export const schemas = {
+  'directDebits.create': { body: createMandateSchema, response: mandateResultSchema },
+  'directDebits.list': { response: mandateListSchema },
+  'directDebits.update': { body: updateMandateSchema, response: mandateResultSchema },
+  'directDebits.charge': { body: chargeMandateSchema, response: mandateResultSchema },
+} satisfies SchemaTable;

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, defineOperation, id, maybe, maybeText, openEnum, plainObject, positive, text } from './common.js';
+import type { SchemaTable } from '../core/operation.js';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, positive, text } from './common.js';
 
 /*
  * The zod schemas of the dispute operations (§10 of the provider reference), loaded with the first
@@ -23,22 +24,20 @@ export const disputeCategoryListSchema = z.looseObject({
 });
 
 /** Body of `POST /disputes`: every field but `custom_properties` is required. */
-export const createDisputeSchema = plainObject(
-  z.strictObject({
-    /** Your reference for the report, e.g. `'DISP1234567890'`. */
-    reference: text(),
-    /** What went wrong. */
-    description: text(),
-    /** The customer reporting it. */
-    customer_id: text(),
-    /** A category id from `disputes.categories.list()`. */
-    dispute_category_id: text(),
-    /** The disputed amount, major units. */
-    amount: positive(),
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const createDisputeSchema = z.strictObject({
+  /** Your reference for the report, e.g. `'DISP1234567890'`. */
+  reference: text(),
+  /** What went wrong. */
+  description: text(),
+  /** The customer reporting it. */
+  customer_id: text(),
+  /** A category id from `disputes.categories.list()`. */
+  dispute_category_id: text(),
+  /** The disputed amount, major units. */
+  amount: positive(),
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 /** A dispute report and where it stands. */
 export const disputeSchema = z.looseObject({
@@ -64,9 +63,9 @@ export const disputeListSchema = z.array(disputeSchema);
 /** A lone dispute, read as a list of one. */
 const asList = (value: unknown): unknown => (typeof value === 'object' && value !== null && !Array.isArray(value) ? [value] : value);
 
-/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
-export const operations = {
-  categories: defineOperation({ name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', input: 'none', response: disputeCategoryListSchema, source: '§10.1', completeness: 'full' }),
-  create: defineOperation({ name: 'disputes.create', method: 'POST', path: '/disputes', input: 'body', request: createDisputeSchema, response: disputeSchema, source: '§10.2', completeness: 'full' }),
-  retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', input: 'none', response: disputeListSchema, reshape: asList, source: '§10.3', completeness: 'full' }),
-};
+/** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
+export const schemas = {
+  'disputes.categories.list': { response: disputeCategoryListSchema },
+  'disputes.create': { body: createDisputeSchema, response: disputeSchema },
+  'disputes.retrieve': { response: disputeListSchema, reshape: asList },
+} satisfies SchemaTable;

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { transactionFields, transactionSummarySchema } from './accounts.js';
-import { customPropertiesOut, defineOperation, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, plainObject, text } from './common.js';
+import type { SchemaTable } from '../core/operation.js';
+import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, text } from './common.js';
 
 /*
  * The zod schemas of the savings operations (§14 of the provider reference), loaded with the first
@@ -57,16 +58,14 @@ const loansAsSavings = (value: unknown): unknown => {
 
 /** Query of `GET /savings/{savings_id}/transactions`: every member optional. */
 export const savingsTransactionsQuerySchema = z.optional(
-  plainObject(
-    z.strictObject({
-      /** Start of the range (the format is not stated; `YYYY-MM-DD` works on the sandbox). */
-      from: z.optional(text()),
-      /** End of the range. */
-      to: z.optional(text()),
-      /** Page to start from (≥ 1). Default 1. */
-      page: z.optional(pageNumber()),
-    }),
-  ),
+  z.strictObject({
+    /** Start of the range (the format is not stated; `YYYY-MM-DD` works on the sandbox). */
+    from: z.optional(text()),
+    /** End of the range. */
+    to: z.optional(text()),
+    /** Page to start from (≥ 1). Default 1. */
+    page: z.optional(pageNumber()),
+  }),
 );
 
 /** One transaction of a savings plan. */
@@ -88,8 +87,8 @@ export const savingsTransactionPageSchema = z.looseObject({
   custom_properties: customPropertiesOut(),
 });
 
-/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
-export const operations = {
-  list: defineOperation({ name: 'savings.list', method: 'GET', path: '/savings', input: 'none', response: savingsListSchema, reshape: loansAsSavings, source: '§14.1', completeness: 'full' }),
-  transactions: defineOperation({ name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', input: 'optional-query', request: savingsTransactionsQuerySchema, response: savingsTransactionPageSchema, pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
-};
+/** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
+export const schemas = {
+  'savings.list': { response: savingsListSchema, reshape: loansAsSavings },
+  'savings.transactions.list': { query: savingsTransactionsQuerySchema, response: savingsTransactionPageSchema },
+} satisfies SchemaTable;

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, defineOperation, id, maybe, maybeText, openEnum, plainObject, positive, text } from './common.js';
+import type { SchemaTable } from '../core/operation.js';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, positive, text } from './common.js';
 
 /*
  * The zod schemas of the transfer operations (§8 of the provider reference), loaded with the first
@@ -8,16 +9,14 @@ import { customPropertiesOut, customPropertiesSchema, defineOperation, id, maybe
  */
 
 /** Body of `POST /transactions/enquiry`: whose account is this? */
-export const nameEnquirySchema = plainObject(
-  z.strictObject({
-    /** The destination bank's code, e.g. `'000007'`. */
-    destination_bank_code: text(),
-    /** The destination account number (no length is enforced: the reference's example has 11 digits). */
-    destination_account_number: text(),
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const nameEnquirySchema = z.strictObject({
+  /** The destination bank's code, e.g. `'000007'`. */
+  destination_bank_code: text(),
+  /** The destination account number (no length is enforced: the reference's example has 11 digits). */
+  destination_account_number: text(),
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 /** `data` of `POST /transactions/enquiry`. */
 export const nameEnquiryResultSchema = z.looseObject({
@@ -31,24 +30,22 @@ export const nameEnquiryResultSchema = z.looseObject({
  * Body of the transfer (**unofficial**: the provider's page shows no body; these fields are the
  * ones a working integration sends). Fields not listed here are passed through unchecked.
  */
-export const createTransferSchema = plainObject(
-  z.looseObject({
-    /** Amount in major units (`100` is ₦100.00). */
-    amount: positive(),
-    /** The account to debit. */
-    source_account_number: text(),
-    /** The destination bank's code. */
-    destination_bank_code: text(),
-    /** The destination account number. */
-    destination_account_number: text(),
-    /** Shown on both statements. */
-    narration: z.optional(text()),
-    /** Your reference for the transfer. */
-    reference: z.optional(text()),
-    /** Extension items. */
-    custom_properties: customPropertiesSchema,
-  }),
-);
+export const createTransferSchema = z.looseObject({
+  /** Amount in major units (`100` is ₦100.00). */
+  amount: positive(),
+  /** The account to debit. */
+  source_account_number: text(),
+  /** The destination bank's code. */
+  destination_bank_code: text(),
+  /** The destination account number. */
+  destination_account_number: text(),
+  /** Shown on both statements. */
+  narration: z.optional(text()),
+  /** Your reference for the transfer. */
+  reference: z.optional(text()),
+  /** Extension items. */
+  custom_properties: customPropertiesSchema,
+});
 
 /** `data` of the transfer: kept as returned; `batch_reference` (for `transfers.retrieve`) when the provider sends one. */
 export const transferResultSchema = z.looseObject({
@@ -68,9 +65,9 @@ export const transferStatusSchema = z.looseObject({
   custom_properties: customPropertiesOut(),
 });
 
-/** The operations of this namespace, loaded with its first call (token kinds and scopes: resources/catalog.ts). */
-export const operations = {
-  enquiry: defineOperation({ name: 'transfers.enquiry', method: 'POST', path: '/transactions/enquiry', input: 'body', request: nameEnquirySchema, response: nameEnquiryResultSchema, source: '§8.1', completeness: 'full' }),
-  create: defineOperation({ name: 'transfers.create', method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', input: 'body', request: createTransferSchema, response: transferResultSchema, source: '§8.2', completeness: 'partial', unofficial: true }),
-  retrieve: defineOperation({ name: 'transfers.retrieve', method: 'GET', path: '/transactions/{batch_reference}', input: 'none', response: transferStatusSchema, source: '§8.3', completeness: 'full' }),
-};
+/** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
+export const schemas = {
+  'transfers.enquiry': { body: nameEnquirySchema, response: nameEnquiryResultSchema },
+  'transfers.create': { body: createTransferSchema, response: transferResultSchema },
+  'transfers.retrieve': { response: transferStatusSchema },
+} satisfies SchemaTable;

@@ -1,6 +1,6 @@
 import type * as Msw from 'msw';
 import type { HttpHandler } from 'msw';
-import { OpenBankingError } from '../errors.js';
+import { OpenBankingError } from '../errors/index.js';
 import type { SandboxOptions } from './options.js';
 import { truncatedResponse } from './outcome.js';
 import { createSandbox, type Sandbox, sandboxCore } from './sandbox.js';

@@ -1,6 +1,6 @@
 import { type FieldCipher, plaintextCipher } from '../crypto/cipher.js';
 import type { SignatureEncoding } from '../core/signature.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Environment } from '../options.js';
 import { PUBLISHED_RATE_LIMITS } from '../options.js';
 import type { SandboxRequestRecord } from './requests.js';

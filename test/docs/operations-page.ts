@@ -1,22 +1,14 @@
-import type { OperationDescriptor, TokenKind } from '../../src/core/operation.js';
-import { OPERATION_SCOPES, type OperationName, tokenKind } from '../../src/resources/catalog.js';
-import * as accounts from '../../src/schemas/accounts.js';
-import * as bills from '../../src/schemas/bills.js';
-import * as cards from '../../src/schemas/cards.js';
-import * as customers from '../../src/schemas/customers.js';
-import * as directDebits from '../../src/schemas/direct-debits.js';
-import * as disputes from '../../src/schemas/disputes.js';
-import * as savings from '../../src/schemas/savings.js';
-import * as transfers from '../../src/schemas/transfers.js';
+import type { OperationDeclaration, TokenKind } from '../../src/core/operation.js';
+import { OPERATIONS as DECLARED } from '../../src/resources/operations.js';
 
-/** Every typed operation's descriptor, in the order of the provider reference. */
-export const OPERATIONS: readonly OperationDescriptor[] = [customers, accounts, transfers, bills, disputes, directDebits, cards, savings].flatMap((m) => Object.values(m.operations));
-const scopesOf = (op: OperationDescriptor) => OPERATION_SCOPES[op.name as OperationName];
+/** Every typed operation's declaration, in the order of the provider reference. */
+export const OPERATIONS: readonly OperationDeclaration[] = DECLARED;
+const scopesOf = (op: OperationDeclaration) => op.scopes;
 
 const camel = (name: string) => name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
 
 /** The method as a user calls it: `accounts.transactions.list(accountNumber, query)`. */
-export function signature(op: OperationDescriptor): string {
+export function signature(op: OperationDeclaration): string {
   const args = op.params.map(camel);
   if (op.input === 'body') args.push('body');
   if (op.input === 'query') args.push('query');
@@ -31,16 +23,16 @@ const TOKEN: Record<TokenKind, string> = {
   both: 'both (client on `ob`, customer on a session)',
 };
 
-/** docs/operations.md, generated from the operation descriptors. */
+/** docs/operations.md, generated from the operation declarations. */
 export function operationsPage(): string {
   const rows = OPERATIONS.map((op) => {
     const path = op.endpoint ? `${op.path} (\`endpoints.${op.endpoint}\`)` : op.path;
     const completeness = `${op.completeness}${op.unofficial ? ', unofficial' : ''} (${op.source})`;
-    return `| \`${signature(op)}\` | \`${op.method} ${path}\` | ${TOKEN[tokenKind(op.name)]} | ${scopesOf(op).map((s) => `\`${s}\``).join(' ') || '—'} | ${op.pagedItems ? `yes (\`${op.pagedItems}\`)` : 'no'} | ${completeness} |`;
+    return `| \`${signature(op)}\` | \`${op.method} ${path}\` | ${TOKEN[op.token]} | ${scopesOf(op).map((s) => `\`${s}\``).join(' ') || '—'} | ${op.pagedItems ? `yes (\`${op.pagedItems}\`)` : 'no'} | ${completeness} |`;
   });
   return `# Typed operations
 
-<!-- Generated from the operation descriptors (src/resources/*.ts) by \`npm run docs:operations\`. Do not edit by hand: \`npm test\` fails when this page and the code disagree. -->
+<!-- Generated from the operation declarations (src/resources/*.ts) by \`npm run docs:operations\`. Do not edit by hand: \`npm test\` fails when this page and the code disagree. -->
 
 Every operation the SDK has a typed method for: its HTTP method and path under \`baseUrl\` (path parameters are
 encoded by the SDK), the token it is sent with, the scope it asks for (override any of them with the

@@ -172,7 +172,7 @@ describe('path parameters and bodies are checked before anything is sent', () =>
   });
 });
 
-describe('bounds and types checked by refinement', () => {
+describe('bounds and types checked by zod checks', () => {
   it('say what is wrong in words, with the code of the bound', async () => {
     const { state, seen, session } = setup();
     server.use(tokenHandler(state), gateway(seen, answers));
@@ -182,8 +182,8 @@ describe('bounds and types checked by refinement', () => {
     expect(await issues(session.accounts.holds.create('0123456789', { ...hold, amount: '5' as never }))).toEqual([{ path: 'amount', message: 'must be a number, got string', code: 'invalid_type' }]);
     const range = { from: '2024-01-01', to: '2024-01-31' };
     expect(await issues(session.accounts.transactions.list('0123456789', { ...range, page: 0.5 }))).toEqual([
-      { path: 'query.page', message: 'must be a whole number', code: 'invalid_type' },
       { path: 'query.page', message: 'must be at least 1', code: 'too_small' },
+      { path: 'query.page', message: 'must be a whole number', code: 'invalid_type' },
     ]);
     // A value of the wrong type, or none, is reported once: the bounds are not checked on it.
     expect(await issues(session.accounts.transactions.list('0123456789', { ...range, page: '0' as never }))).toEqual([

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { defaultSleep } from '../../src/core/retry.js';
+import { defaultSleep } from '../../src/core/retry-timing.js';
 
 afterEach(() => {
   vi.useRealTimers();

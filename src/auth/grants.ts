@@ -3,6 +3,28 @@ import { authorizationServer, requestOptions, runGrant } from './grant.js';
 import { type GrantContext, toTokenSet } from './grant-context.js';
 import type { TokenSet } from './token-store.js';
 
+// Every grant at the token endpoints, made by oauth4webapi (with ky as its fetch).
+
+/**
+ * Requests one client-credentials token set (POST `{auth_url}/oauth2/token`, `client_secret_post`,
+ * `scope` when there is one).
+ */
+export async function requestClientCredentials(ctx: GrantContext, tokenPath: string, scope: string, signal?: AbortSignal): Promise<TokenSet> {
+  const url = ctx.authUrl + tokenPath;
+  const as = authorizationServer(ctx, { token_endpoint: url });
+  const client: oauth.Client = { client_id: ctx.clientId };
+  const params = new URLSearchParams();
+  if (scope) params.set('scope', scope);
+  return runGrant(
+    'client credentials grant',
+    async () => {
+      const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, requestOptions(ctx, url, signal));
+      return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), ctx.now());
+    },
+    signal,
+  );
+}
+
 /**
  * Exchanges an authorization code (POST `{auth_url}/oauth/token`, `grant_type=authorization_code`
  * with `client_id`, `client_secret`, `code`, `redirect_uri` and `code_verifier`).

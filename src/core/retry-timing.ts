@@ -58,7 +58,5 @@ export function parseRetryAfterMs(value: string | null, now: number = Date.now()
   return Math.max(0, date - now);
 }
 
-/** Statuses worth another attempt with the same idempotency key. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status <= 599);
-}
+/** Statuses worth another attempt with the same idempotency key: 408, 429 and every 5xx (ky's `retry.statusCodes`). */
+export const RETRY_STATUSES: number[] = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];

@@ -1,0 +1,113 @@
+import { guard, OpenBankingError, type ValidationIssue } from './base.js';
+import { redactText } from '../core/redact.js';
+
+// Errors raised on the client's side: bad input, bad answers, the network, the caller's abort, ciphers.
+
+/**
+ * A request body, an option or a per-call option failed validation on the client. Nothing was
+ * sent. `issues` lists every bad field.
+ * @group Errors
+ */
+export class ValidationError extends OpenBankingError {
+  /** Always `'ValidationError'`, also after minification. */
+  override name = 'ValidationError';
+  /** Every problem found, with the dotted path of its field. */
+  readonly issues: ValidationIssue[];
+
+  constructor(message: string, issues: ValidationIssue[], options?: { idempotencyKey?: string | undefined }) {
+    super(`${message}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`, options);
+    this.issues = issues;
+  }
+}
+
+/**
+ * A 2xx answer whose body is not JSON, lacks the envelope, or fails the operation's schema.
+ * The request may have taken effect: retry with the same `idempotencyKey`.
+ * @group Errors
+ */
+export class ResponseValidationError extends OpenBankingError {
+  /** Always `'ResponseValidationError'`, also after minification. */
+  override name = 'ResponseValidationError';
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** What is wrong with the body. */
+  readonly issues: ValidationIssue[];
+  /** The response text, secret fields redacted. */
+  readonly rawBody: string;
+
+  constructor(init: { status: number; issues: ValidationIssue[]; rawBody: string; idempotencyKey?: string | undefined }) {
+    super(
+      `Unexpected response body (HTTP ${init.status}): ${init.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
+      { idempotencyKey: init.idempotencyKey },
+    );
+    this.status = init.status;
+    this.issues = init.issues;
+    this.rawBody = redactText(init.rawBody);
+  }
+}
+
+/** The request never got a complete answer: refused, reset, cut off. Retried automatically. @group Errors */
+export class ConnectionError extends OpenBankingError {
+  /** Always `'ConnectionError'`, also after minification. */
+  override name = 'ConnectionError';
+}
+
+/** An attempt took longer than `timeout` ms. Retried automatically with the same key. @group Errors */
+export class TimeoutError extends ConnectionError {
+  /** Always `'TimeoutError'`, also after minification. */
+  override name = 'TimeoutError';
+}
+
+/** The caller's `signal` fired. Never retried. @group Errors */
+export class AbortError extends OpenBankingError {
+  /** Always `'AbortError'`, also after minification. */
+  override name = 'AbortError';
+}
+
+/** A secret field could not be encrypted or decrypted. Names the field, never its value. @group Errors */
+export class CipherError extends OpenBankingError {
+  /** Always `'CipherError'`, also after minification. */
+  override name = 'CipherError';
+  /** The field whose value failed, e.g. `'card_cvv2'`. */
+  readonly field: string | undefined;
+
+  constructor(message: string, options?: { field?: string; cause?: unknown; idempotencyKey?: string | undefined }) {
+    super(message, options);
+    this.field = options?.field;
+  }
+}
+
+/**
+ * A response body grew past `maxResponseBytes` (default 10 MiB): the SDK stopped reading it and
+ * kept nothing past the limit. Not retried: the next answer would most likely be as large.
+ * @group Errors
+ */
+export class ResponseTooLargeError extends OpenBankingError {
+  /** Always `'ResponseTooLargeError'`, also after minification. */
+  override name = 'ResponseTooLargeError';
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** The limit in bytes (`maxResponseBytes`). */
+  readonly limit: number;
+
+  constructor(status: number, limit: number, options?: { idempotencyKey?: string | undefined }) {
+    super(`The answer (HTTP ${status}) is larger than maxResponseBytes (${limit} bytes); it was not read further`, options);
+    this.status = status;
+    this.limit = limit;
+  }
+}
+
+/** True for {@link ValidationError}. @group Errors */
+export const isValidationError = /* @__PURE__ */ guard<ValidationError>(['ValidationError']);
+/** True for {@link ResponseValidationError}. @group Errors */
+export const isResponseValidationError = /* @__PURE__ */ guard<ResponseValidationError>(['ResponseValidationError']);
+/** True for {@link ConnectionError} and {@link TimeoutError}. @group Errors */
+export const isConnectionError = /* @__PURE__ */ guard<ConnectionError>(['ConnectionError', 'TimeoutError']);
+/** True for {@link TimeoutError}. @group Errors */
+export const isTimeoutError = /* @__PURE__ */ guard<TimeoutError>(['TimeoutError']);
+/** True for {@link AbortError}. @group Errors */
+export const isAbortError = /* @__PURE__ */ guard<AbortError>(['AbortError']);
+/** True for {@link ResponseTooLargeError}. @group Errors */
+export const isResponseTooLargeError = /* @__PURE__ */ guard<ResponseTooLargeError>(['ResponseTooLargeError']);
+/** True for {@link CipherError}. @group Errors */
+export const isCipherError = /* @__PURE__ */ guard<CipherError>(['CipherError']);
