@@ -18,8 +18,7 @@ import {
 } from './authorization-checks.js';
 
 // The authorize URL with PKCE through oauth4webapi. The `openbanking-ng/pkce` entry imports this
-// module directly; the main entry loads it on the first `createAuthorizationRequest`
-// (`authorization-lazy.ts`, through `on-demand.ts`), so that a client making API calls never loads oauth4webapi.
+// module directly; the main entry's `createAuthorizationRequest` (auth/auth.ts) loads it with its first call.
 
 /**
  * Builds the authorization request of the authorization-code flow with PKCE (S256): a random

@@ -1,6 +1,7 @@
 import type { BearerSource } from '../core/http.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { customerAccessToken, customerRefreshNow, customerRenew, type CustomerTokenState, type CustomerTokensContext } from './customer-refresh.js';
+import { rememberToken } from '../core/redact.js';
 import { isFresh, type TokenSet, type TokenSetInput } from './token-store.js';
 
 export type { CustomerTokensContext } from './customer-refresh.js';
@@ -54,6 +55,8 @@ function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens
 /** The tokens as given, normalised, and the error every call rejects with when they are bad. */
 function checked(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; invalid: ValidationError | undefined } {
   const { tokens: set, issues } = checkTokens(tokens, options, nowMs);
+  rememberToken(set?.access_token);
+  rememberToken(set?.refresh_token);
   return { tokens: set, invalid: issues.length > 0 ? new ValidationError('Invalid customer tokens', issues) : undefined };
 }
 

@@ -1,4 +1,5 @@
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { rememberSecret, rememberToken } from '../core/redact.js';
 import type { ScopeInput } from '../core/scopes.js';
 import type { Endpoints } from '../core/config.js';
 import type { Sleep } from '../core/retry-timing.js';
@@ -129,6 +130,8 @@ export async function exchangeCode(ctx: AuthContext, params: ExchangeCodeParams,
   else checkRedirectUri(issues, 'redirectUri', redirectUri);
   const signal = checkSignal(issues, options);
   throwIfAny('Invalid code exchange', issues);
+  rememberToken(p.code);
+  rememberSecret(p.codeVerifier);
   return requestCodeExchange(ctx.grant, ctx.endpoints.token, { code: p.code, codeVerifier: p.codeVerifier, redirectUri: redirectUri! }, signal);
 }
 
@@ -138,6 +141,7 @@ export async function refresh(ctx: AuthContext, refreshToken: string | undefined
   checkString(issues, 'refreshToken', refreshToken);
   const signal = checkSignal(issues, options);
   throwIfAny('Invalid refresh', issues);
+  rememberToken(refreshToken);
   return requestRefresh(ctx.grant, ctx.endpoints.token, refreshToken as string, signal);
 }
 

@@ -2,7 +2,7 @@ import { OpenBankingError } from '../errors/base.js';
 import { AbortError, ConnectionError, TimeoutError } from '../errors/local.js';
 import { OAuthError } from '../errors/oauth.js';
 import { scrubCause } from '../core/response.js';
-import { redactText } from '../core/redact.js';
+import { redactText, rememberToken } from '../core/redact.js';
 import type { TokenSet } from './token-store.js';
 
 // What every grant shares: the settings it runs with, its answer as a token set, its failures as SDK errors.
@@ -53,6 +53,8 @@ export function toTokenSet(response: TokenEndpointAnswer, nowMs: number = Date.n
     expires_at: Math.floor(nowMs / 1000) + expiresIn,
   };
   if (typeof response.refresh_token === 'string') set.refresh_token = response.refresh_token;
+  rememberToken(set.access_token);
+  rememberToken(set.refresh_token);
   if (typeof response.scope === 'string') set.scope = response.scope;
   return set;
 }

@@ -24,6 +24,8 @@ export interface PreparedCall {
   maxRetries: number;
   bearer: BearerSource;
   limiter: CallLimiter | undefined;
+  /** Body fields the caller declared secret: redacted from logs and errors with the SDK's own. */
+  secretFields?: readonly string[] | undefined;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function sendApiCall(o: PipelineConfig, call: PreparedCall): Promis
     limiter: call.limiter,
     bearer: call.bearer,
     payload: call.payload,
+    secretFields: call.secretFields,
     refuseRedirect: (response) =>
       ApiError.from({ status: response.status, body: undefined, rawBody: '', headers: response.headers, idempotencyKey, message: redirectMessage(response, 'The API') }),
   };
@@ -71,7 +74,7 @@ function apiFailure(failure: unknown, ex: Exchange): unknown {
   if (isHTTPError(failure)) {
     const { response } = failure;
     const text = ex.text ?? '';
-    const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: ex.now() });
+    const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: ex.now(), secretFields: ex.secretFields });
     if (ex.freshRefused && ex.bearer) {
       const wait = Math.round(renewalBackoff(ex.bearer, ex.now).wait / 1000);
       error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;

@@ -54,6 +54,8 @@ export interface Exchange {
   refuseRedirect: (response: Response) => Error;
   /** The body sent, for the debug log (redacted there). */
   payload?: string | undefined;
+  /** Body fields the caller declared secret: redacted from logs and errors with the SDK's own. */
+  secretFields?: readonly string[] | undefined;
   // What the attempts learn.
   token?: string;
   renewals?: number;
@@ -105,7 +107,8 @@ const startAttempt: BeforeRequestHook = (_request, options) => {
 /**
  * afterResponse: a redirect refused, then the body read to the end, at most `maxResponseBytes`
  * and within what is left of the attempt's timeout (ky's `timeout` ends when the headers arrive).
- * Later steps read the text from the exchange; the response handed on carries it too.
+ * The hook reads ky's copy of the response; later steps read the text from the exchange, and the
+ * response ky goes on with keeps its own body for a caller who wants it (`withResponse()`).
  */
 const readCapped: AfterResponseHook = async (request, options, response) => {
   const ex = exchangeOf(options);
@@ -119,8 +122,6 @@ const readCapped: AfterResponseHook = async (request, options, response) => {
   const text = await readText(response, ex.maxResponseBytes, left, request);
   ex.text = text;
   logAttempt(ex, request, response.status);
-  const empty = response.status === 204 || response.status === 205;
-  return new Response(empty ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 };
 
 /**
@@ -244,7 +245,7 @@ function logAttempt(ex: Exchange, request: Request, status: number | string): vo
     idempotencyKey,
     elapsedMs: ex.now() - (ex.started ?? ex.now()),
     headers: redactHeaders(request.headers),
-    ...(payload === undefined ? {} : { body: redactText(payload) }),
+    ...(payload === undefined ? {} : { body: redactText(payload, ex.secretFields) }),
   });
 }
 

@@ -1,4 +1,5 @@
 import { OpenBankingError } from '../errors/base.js';
+import { maskText } from './redact.js';
 
 // Reading answers and failures, without ky: what the API path, the grants and registration share.
 
@@ -23,7 +24,7 @@ export function redirectMessage(response: Response, where: string): string {
 export function scrubCause(cause: unknown): unknown {
   if (cause instanceof OpenBankingError) return cause;
   if (cause instanceof Error) {
-    const copy = new Error(cause.message.slice(0, 200));
+    const copy = new Error(maskText(cause.message).slice(0, 200)); // a custom fetch may quote the form body
     copy.name = cause.name;
     const code = (cause as { code?: unknown }).code ?? (cause as { cause?: { code?: unknown } }).cause?.code;
     if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
@@ -36,7 +37,7 @@ export function scrubCause(cause: unknown): unknown {
 export function describeNetworkFailure(failure: unknown): string {
   const cause = (failure as { cause?: { code?: string; message?: string } } | null)?.cause;
   if (cause?.code) return cause.code;
-  if (failure instanceof Error) return failure.message;
+  if (failure instanceof Error) return maskText(failure.message).slice(0, 200);
   return 'network failure';
 }
 
