@@ -21,7 +21,7 @@ try {
   console.log(`Consent ${session.consent.state}: ${accounts.length} accounts, scopes ${session.consent.scopes?.join(' ')}`);
 
   // The customer revokes the consent at the bank (in the sandbox: a control of its own).
-  sandbox.revokeConsent(session.tokens.refresh_token);
+  sandbox.revokeConsent(session.tokens.access_token);
 
   // Five calls at once: one refresh request is answered invalid_grant, and all five reject.
   const results = await Promise.allSettled(Array.from({ length: 5 }, () => session.accounts.list()));
