@@ -83,7 +83,7 @@ export {
   type Transfer,
   type TransferStatus,
 } from './resources/transfers.js';
-export { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './resources/transfer-wait.js';
+export { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './resources/transfer-status.js';
 export {
   BillerCategories,
   Billers,

@@ -1,6 +1,7 @@
 import { ConsentEndedError } from '../consent-errors.js';
 import { OAuthError } from '../errors.js';
-import { endedElsewhere, endedHere, endsTokens, grantedScopes, notifyEnded } from './consent.js';
+import { grantedScopes } from './consent.js';
+import { endedElsewhere, endedHere, endsTokens, notifyEnded } from './consent-ending.js';
 import type { CustomerTokenState } from './customer-tokens.js';
 import { isFresh, type TokenSet } from './token-store.js';
 

@@ -1,10 +1,11 @@
 import type { BearerSource } from '../core/attempts.js';
-import { ConsentEndedError } from '../consent-errors.js';
+import type { ConsentEndedError } from '../consent-errors.js';
 import { type OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
 import { onDemand } from '../on-demand-loader.js';
 import { rememberToken } from '../core/redact.js';
 import { isFresh, type TokenSet, type TokenSetInput } from './token-store.js';
-import { type ConsentEnding, type CustomerConsent, grantedScopes } from './consent.js';
+import { type CustomerConsent, grantedScopes } from './consent.js';
+import type { ConsentEnding } from './consent-ending.js';
 
 /**
  * Options of `ob.forCustomer`.
@@ -138,7 +139,7 @@ export class CustomerTokens {
   /** Where the customer's consent stands: `ended` once a refresh was answered `invalid_grant`, until `setTokens`. */
   get consent(): CustomerConsent {
     const s = this.#state;
-    return { state: s.failure instanceof ConsentEndedError ? 'ended' : 'active', scopes: grantedScopes(s.tokens), accessExpiresAt: s.tokens?.expires_at };
+    return { state: s.failure?.name === 'ConsentEndedError' ? 'ended' : 'active', scopes: grantedScopes(s.tokens), accessExpiresAt: s.tokens?.expires_at };
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { FleetParts } from '../fleet/handle.js';
 import { ConnectionError, OAuthError } from '../errors.js';
-import { type ConsentEnding, endedElsewhere, endingOf, endsTokens, grantedScopes, parseEnding } from './consent.js';
+import { grantedScopes } from './consent.js';
+import { type ConsentEnding, endedElsewhere, endingOf, endsTokens, parseEnding } from './consent-ending.js';
 import { exclusive, FleetLink, type FleetLog, FleetUnavailable, pause } from '../fleet/link.js';
 import { type FleetStore, keyPart } from '../fleet/store.js';
 import { isFresh, type TokenSet, type TokenStore } from './token-store.js';

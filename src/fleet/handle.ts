@@ -1,7 +1,7 @@
 import { Lazy } from '../core/lazy.js';
 import type { GrantGuard } from '../auth/client-credentials.js';
 import type { TokenSet, TokenStore } from '../auth/token-store.js';
-import type { ConsentEnding } from '../auth/consent.js';
+import type { ConsentEnding } from '../auth/consent-ending.js';
 import { type FleetAccess, type FleetBucket, fleetKey, type FleetTake } from './store.js';
 
 /** The refresh of one customer session, shared by every process of the fleet. */

@@ -1,25 +1,11 @@
 import type { RequestOptions } from '../core/call-options.js';
 import type { Sleep } from '../core/retry.js';
 import { TransferPendingError } from '../consent-errors.js';
-import { AbortError, OpenBankingError, ValidationError } from '../errors.js';
+import { AbortError, type OpenBankingError, ValidationError } from '../errors.js';
+import { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './transfer-status.js';
 
-/**
- * The transfer statuses that mean "not settled yet": `waitForCompletion` keeps polling while
- * `status` is one of them (compared case-insensitively); any other value is final.
- * @group Transfers
- */
-export const TRANSFER_PENDING_STATUSES: readonly ['PENDING', 'PROCESSING', 'IN_PROGRESS', 'INITIATED'] = Object.freeze(['PENDING', 'PROCESSING', 'IN_PROGRESS', 'INITIATED'] as const);
+// The wait for a transfer to settle, loaded with the first `transfers.waitForCompletion`.
 
-/**
- * Options of `transfers.waitForCompletion`.
- * @group Transfers
- */
-export interface WaitForCompletionOptions {
-  /** How long to wait in all (ms) before rejecting with `TransferPendingError`. Default 60 000. */
-  timeout?: number;
-  /** Ends the wait (and a poll in flight) with `AbortError`. */
-  signal?: AbortSignal;
-}
 
 /** The first read comes this long after the wait starts; each gap then doubles, up to the cap. */
 const FIRST_POLL_MS = 1_000;

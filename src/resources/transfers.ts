@@ -5,7 +5,8 @@ import { Lazy } from '../core/lazy.js';
 import type * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from './resource.js';
-import { waitForTransfer, type WaitForCompletionOptions } from './transfer-wait.js';
+import type { WaitForCompletionOptions } from './transfer-status.js';
+import { waitForTransfer } from './transfer-wait.js';
 
 /** Body of `transfers.enquiry`: the destination bank code and account number. @group Transfers */
 export interface NameEnquiryParams extends z.input<typeof S.nameEnquirySchema> {}
