@@ -82,7 +82,8 @@ export class CustomerSession extends Namespaces {
 
   /**
    * Replaces the session's tokens, e.g. with a set another process refreshed and stored. Ends a
-   * failed or ended state (a later ending fires `onConsentEnded` again), and wins over a refresh still in flight (its late answer is dropped).
+   * failed or ended state (a later ending fires `onConsentEnded` again), and wins over a refresh
+   * still in flight (its late answer is dropped).
    * Bad tokens make every later call reject with `ValidationError`.
    */
   setTokens(tokens: TokenSetInput): void {

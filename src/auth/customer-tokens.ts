@@ -62,7 +62,7 @@ function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens
   if (expiresAt === undefined && expiresIn !== undefined) expiresAt = Math.floor(nowMs / 1000) + expiresIn;
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) add('tokens.expires_at', 'is required (Unix seconds), or expires_in for a set received just now', 'missing');
   if (options !== undefined) {
-    if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens, id }');
+    if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens, onConsentEnded, id }');
     else if ((options as CustomerSessionOptions).onTokens !== undefined && typeof (options as CustomerSessionOptions).onTokens !== 'function') {
       add('options.onTokens', 'must be a function');
     }

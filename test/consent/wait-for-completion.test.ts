@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AbortError, type ClientOptions, TRANSFER_PENDING_STATUSES, TransferPendingError, ValidationError, isTransferPendingError } from '../../src/index.js';
 import { createManualClock, startSandboxServer, type ManualClock, type SandboxServer } from '../../src/testing.js';
 import { clientFor } from '../sandbox/support.js';
@@ -83,8 +83,10 @@ describe('transfers.waitForCompletion (sandbox over HTTP, on its clock)', () => 
   it('a poll in flight at the deadline is abandoned: TransferPendingError with no status read', async () => {
     const s = session();
     const sent = await s.transfers.create(transfer);
-    server.faults.inject({ path: `/openapi/v1/transactions/${sent.batch_reference}`, times: 1, fault: { type: 'delay', ms: 3_000 } });
-    const error = await s.transfers.waitForCompletion(sent.batch_reference!, { timeout: 1_200 }).catch((e: unknown) => e);
+    // The first read leaves 1 s (on the sandbox's clock) before the 2 s deadline; the sandbox holds it 5 s.
+    const held = server.faults.inject({ path: `/openapi/v1/transactions/${sent.batch_reference}`, times: 1, fault: { type: 'delay', ms: 5_000 } });
+    const error = await s.transfers.waitForCompletion(sent.batch_reference!, { timeout: 2_000 }).catch((e: unknown) => e);
+    expect(held.injected).toBe(1);
     expect(error).toBeInstanceOf(TransferPendingError);
     expect((error as TransferPendingError).lastStatus).toBeUndefined();
   });
@@ -103,6 +105,17 @@ describe('transfers.waitForCompletion (sandbox over HTTP, on its clock)', () => 
     const start = clock.now();
     await expect(s.transfers.waitForCompletion(sent.batch_reference!, { signal: controller.signal })).rejects.toBeInstanceOf(AbortError);
     expect(polls(sent.batch_reference!, start)).toHaveLength(1);
+  });
+
+  it("the caller's signal also aborts a poll in flight: AbortError, not TransferPendingError", async () => {
+    const controller = new AbortController();
+    const s = session();
+    const sent = await s.transfers.create(transfer);
+    const held = server.faults.inject({ path: `/openapi/v1/transactions/${sent.batch_reference}`, times: 1, fault: { type: 'delay', ms: 3_000 } });
+    const waiting = s.transfers.waitForCompletion(sent.batch_reference!, { signal: controller.signal }).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(held.injected).toBe(1)); // the sandbox holds the read
+    controller.abort();
+    expect(await waiting).toBeInstanceOf(AbortError);
   });
 
   it('with rateLimit on, each poll waits for its place in the limiter', async () => {
