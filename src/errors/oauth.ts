@@ -35,5 +35,5 @@ export class OAuthError extends OpenBankingError {
   }
 }
 
-/** True for {@link OAuthError}. @group Errors */
-export const isOAuthError = /* @__PURE__ */ guard<OAuthError>(['OAuthError']);
+/** True for {@link OAuthError} and its subclass `ConsentEndedError`. @group Errors */
+export const isOAuthError = /* @__PURE__ */ guard<OAuthError>(['OAuthError', 'ConsentEndedError']);
