@@ -7,7 +7,6 @@ import type * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from './resource.js';
 import type { WaitForCompletionOptions } from './transfer-status.js';
-import { waitForTransfer } from './transfer-wait.js';
 
 /** Body of `transfers.enquiry`: the destination bank code and account number. @group Transfers */
 export interface NameEnquiryParams extends z.input<typeof S.nameEnquirySchema> {}
@@ -89,6 +88,8 @@ export class Transfers extends Resource {
    * ```
    */
   async waitForCompletion(batchReference: PathParam, options?: WaitForCompletionOptions): Promise<TransferStatus> {
+    // The wait loads with its first use: most sessions never wait for a transfer.
+    const { waitForTransfer } = await import('./transfer-wait.js');
     return waitForTransfer((poll) => this.retrieve(batchReference, poll), this.run.clock, batchReference, options);
   }
 }
