@@ -149,4 +149,4 @@ export {
   type OAuthErrorCode,
   type ValidationIssue,
 } from './errors/index.js';
-export { ConsentEndedError, TransferPendingError, isConsentEndedError, isTransferPendingError } from './errors/consent.js';
+export { ConsentEndedError, TransferPendingError, isConsentEndedError, isTransferPendingError } from './errors/index.js';

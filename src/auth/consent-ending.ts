@@ -1,4 +1,4 @@
-import { ConsentEndedError } from '../errors/consent.js';
+import { ConsentEndedError } from '../errors/index.js';
 import type { OAuthError } from '../errors/index.js';
 import { toHex } from '../core/signature.js';
 import { grantedScopes } from './consent.js';

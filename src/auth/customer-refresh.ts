@@ -1,4 +1,4 @@
-import { ConsentEndedError } from '../errors/consent.js';
+import { ConsentEndedError } from '../errors/index.js';
 import { OAuthError } from '../errors/index.js';
 import { grantedScopes } from './consent.js';
 import { endedElsewhere, endedHere, endsTokens, notifyEnded } from './consent-ending.js';

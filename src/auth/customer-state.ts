@@ -1,4 +1,4 @@
-import type { ConsentEndedError } from '../errors/consent.js';
+import type { ConsentEndedError } from '../errors/index.js';
 import type { OAuthError, ValidationError } from '../errors/index.js';
 import type { ConsentEnding } from './consent-ending.js';
 import type { TokenSet } from './token-store.js';

@@ -4,4 +4,3 @@ export * from './base.js';
 export * from './api.js';
 export * from './oauth.js';
 export * from './local.js';
-export * from './consent.js';

@@ -1,6 +1,6 @@
 import type { RequestOptions } from '../core/call-options.js';
 import type { Sleep } from '../core/retry-timing.js';
-import { TransferPendingError } from '../errors/consent.js';
+import { TransferPendingError } from '../errors/index.js';
 import { AbortError, type OpenBankingError, ValidationError } from '../errors/index.js';
 import { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './transfer-status.js';
 
