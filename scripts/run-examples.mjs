@@ -176,6 +176,21 @@ async function driveConsent(origin) {
     expect(refused.status === 403 || refused.status === 415, `an exchange with ${what} was not refused (${refused.status})`);
   }
 
+  // 12. The CSRF token is minted by the server for its own browser session: a planted cookie earns nothing.
+  for (const planted of ['csrf=attacker', 'csrf_session=attacker']) {
+    const refused = await exchange(forgedCode, forged.request.codeVerifier, { origin, cookie: planted, 'x-csrf-token': 'attacker', 'content-type': 'application/json' });
+    expect(refused.status === 403, `12. an exchange with the planted cookie ${planted} was not refused (${refused.status})`);
+  }
+  const replanted = await fetch(`${origin}/config.json`, { headers: { cookie: 'csrf_session=attacker' } });
+  const replantedToken = (await replanted.json()).csrfToken;
+  expect(!/attacker/.test(replanted.headers.get('set-cookie') ?? '') && replantedToken !== config.csrfToken, '12. GET /config.json reused a cookie it did not mint');
+  // 12. Served over https (here: behind a proxy that says so), every cookie is __Host- and Secure.
+  const viaHttps = { 'x-forwarded-proto': 'https' };
+  for (const path of ['/config.json', '/login']) {
+    const cookieSet = (await fetch(`${origin}${path}`, { headers: viaHttps, redirect: 'manual' })).headers.get('set-cookie') ?? '';
+    expect(/^__Host-\w+=/.test(cookieSet) && /; Secure\b/.test(cookieSet) && /Path=\/(;|$)/.test(cookieSet), `12. GET ${path} over https set ${cookieSet || 'no cookie'}`);
+  }
+
   const denied = await consent('deny');
   let deniedError;
   try {

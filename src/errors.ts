@@ -1,4 +1,4 @@
-import { redactHeaders, redactText, redactValue } from './core/redact.js';
+import { redactHeaders, redactText, redactValue, withoutSecretHeaders } from './core/redact.js';
 import { parseRetryAfterMs } from './core/retry.js';
 
 const BRAND = Symbol.for('openbanking-ng.error');
@@ -84,6 +84,8 @@ export interface ApiErrorInit {
   message?: string;
   /** When the answer arrived (Unix ms), to read an HTTP-date `Retry-After` against. Default `Date.now()`. */
   now?: number | undefined;
+  /** More body fields to redact: the call's secret fields. */
+  secretFields?: readonly string[] | undefined;
 }
 
 /**
@@ -108,25 +110,26 @@ export class ApiError extends OpenBankingError {
   readonly data: unknown;
   /** Field errors, normalised from both error body shapes of the spec. */
   readonly errors: FieldError[];
-  /** Response headers. */
+  /** Response headers; secret ones (`set-cookie`, `authorization`, …) read `[REDACTED]`. */
   readonly headers: Headers;
   /** The response text, for non-JSON bodies too; secret fields are redacted. */
   readonly rawBody: string;
 
   constructor(init: ApiErrorInit) {
     const body = isRecord(init.body) ? init.body : undefined;
+    const extra = init.secretFields;
     // The server's text reaches log lines through the error: masked like any body.
-    const text = body && typeof body.message === 'string' ? redactText(body.message) : undefined;
+    const text = body && typeof body.message === 'string' ? redactText(body.message, extra) : undefined;
     super(init.message ?? (text || `${init.status} ${statusText(init.status, init.body === undefined)}`), {
       idempotencyKey: init.idempotencyKey,
     });
     this.status = init.status;
     this.code = body && typeof body.status === 'string' ? body.status : undefined;
     this.errorCode = body && typeof body.error_code === 'string' ? body.error_code : undefined;
-    this.data = body ? redactValue(body.data) : undefined;
+    this.data = body ? redactValue(body.data, extra) : undefined;
     this.errors = normaliseFieldErrors(body, this.errorCode, text);
-    this.headers = init.headers;
-    this.rawBody = redactText(init.rawBody);
+    this.headers = withoutSecretHeaders(init.headers);
+    this.rawBody = redactText(init.rawBody, extra);
   }
 
   /** The JSON view of {@link OpenBankingError.toJSON}, with `headers` as a plain object, secret ones redacted. */
@@ -207,14 +210,14 @@ export class ResponseValidationError extends OpenBankingError {
   /** The response text, secret fields redacted. */
   readonly rawBody: string;
 
-  constructor(init: { status: number; issues: ValidationIssue[]; rawBody: string; idempotencyKey?: string | undefined }) {
+  constructor(init: { status: number; issues: ValidationIssue[]; rawBody: string; idempotencyKey?: string | undefined; secretFields?: readonly string[] | undefined }) {
     super(
       `Unexpected response body (HTTP ${init.status}): ${init.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
       { idempotencyKey: init.idempotencyKey },
     );
     this.status = init.status;
     this.issues = init.issues;
-    this.rawBody = redactText(init.rawBody);
+    this.rawBody = redactText(init.rawBody, init.secretFields);
   }
 }
 
@@ -385,8 +388,7 @@ function statusText(status: number, emptyBody: boolean): string {
     401: 'Unauthorized',
     403: 'Forbidden',
     404: 'Not Found',
-    408: 'Request Timeout',
-    409: 'Conflict',
+    408: 'Request Timeout', 409: 'Conflict',
     429: 'Too Many Requests',
     500: 'Internal Server Error',
     502: 'Bad Gateway',

@@ -9,6 +9,7 @@ import { type Scope, SCOPES } from './core/scopes.js';
 import type { SignatureEncoding } from './core/signature.js';
 import { FleetHandle } from './fleet/handle.js';
 import { Lazy } from './core/lazy.js';
+import { rememberSecret } from './core/redact.js';
 import { onDemand } from './on-demand-loader.js';
 import type { FleetStore } from './fleet/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/catalog.js';
@@ -149,6 +150,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   }
   const clientId = checkString(issues, 'clientId', input.clientId, true) ?? '';
   const clientSecret = checkString(issues, 'clientSecret', input.clientSecret, true) ?? '';
+  rememberSecret(clientSecret); // masked wherever a text quotes it
 
   const environment = input.environment ?? 'sandbox';
   if (environment !== 'sandbox' && environment !== 'production') {
@@ -246,7 +248,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   const now = input.now ?? Date.now;
   const sleep = input.sleep ?? defaultSleep;
   // The coordination code loads with the fleet's first use, with the other on-demand parts.
-  const link = fleet === undefined ? undefined : new FleetHandle(clientId, () => onDemand.load().then((parts) => parts.connectFleet(fleet, { clientId, log, now })));
+  const link = fleet === undefined ? undefined : new FleetHandle(clientId, () => onDemand.load().then((parts) => parts.connectFleet(fleet, { clientId, clientSecret, log, now })));
   return {
     clientId,
     clientSecret,

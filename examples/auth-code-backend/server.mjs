@@ -75,19 +75,48 @@ await ob.cards.create({
 const sessions = new Map(/** @type {[string, TokenSet][]} */ ([]));
 /** Logins under way (backend-driven flow): state and verifier by login id, for ten minutes. */
 const logins = new Map(/** @type {[string, { state: string; codeVerifier: string; expires: number }][]} */ ([]));
-const LOGIN_COOKIE = 'ob_login';
+/** CSRF tokens minted here, by the browser session that asked for them (single-page-app flow), for ten minutes. */
+const csrfTokens = new Map(/** @type {[string, { token: string; expires: number }][]} */ ([]));
+
+// Production serves this over https (directly, or behind a proxy that says so in X-Forwarded-Proto):
+// there every cookie is `Secure` and named `__Host-…` (https only, this host only, Path=/), so no
+// plain-http page or sibling subdomain can read or plant it. Plain http is for this local demo only.
+/** @param {IncomingMessage} req */
+const isHttps = (req) => origin.startsWith('https:') || req.headers['x-forwarded-proto'] === 'https';
+
+/**
+ * The name a cookie goes by on this request: `__Host-<name>` over https.
+ * @param {IncomingMessage} req
+ * @param {string} name
+ */
+const cookieName = (req, name) => (isHttps(req) ? `__Host-${name}` : name);
+
+/**
+ * `Set-Cookie` for `name`: HttpOnly, with `Secure` and the `__Host-` prefix over https (which needs Path=/).
+ * @param {IncomingMessage} req
+ * @param {string} name
+ * @param {string} value
+ * @param {string} attributes e.g. 'SameSite=Lax; Path=/callback; Max-Age=600'
+ */
+function setCookie(req, name, value, attributes) {
+  const secure = isHttps(req);
+  const attrs = secure ? `${attributes.replace(/Path=[^;]*/, 'Path=/')}; Secure` : attributes;
+  return `${cookieName(req, name)}=${value}; HttpOnly; ${attrs}`;
+}
 
 /**
  * @param {IncomingMessage} req
  * @param {string} name
  */
 function cookie(req, name) {
+  const wanted = cookieName(req, name);
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=');
+    if (key === wanted) return value.join('=');
   }
   return undefined;
 }
+const LOGIN_COOKIE = 'ob_login';
 
 /**
  * @param {IncomingMessage} req
@@ -95,7 +124,7 @@ function cookie(req, name) {
  */
 async function route(req, res) {
   const { pathname } = new URL(req.url ?? '/', origin);
-  if (req.method === 'GET' && pathname === '/login') return login(res);
+  if (req.method === 'GET' && pathname === '/login') return login(req, res);
   // The redirect URI serves both variants: a pending backend login (its cookie) is finished here;
   // otherwise the page is the single-page app, which reads the callback itself.
   const pending = pathname === '/callback' ? cookie(req, LOGIN_COOKIE) : undefined;
@@ -107,10 +136,13 @@ async function route(req, res) {
     return send(res, 200, 'text/javascript; charset=utf-8', await readFile(spa.bundle));
   }
   if (req.method === 'GET' && pathname === '/config.json') {
-    // Public settings only: never the client secret. The CSRF token is also set as a cookie; the
-    // exchange wants both to match, which a page on another site cannot arrange.
-    const csrfToken = cookie(req, 'csrf') ?? randomUUID();
-    res.setHeader('set-cookie', `csrf=${csrfToken}; HttpOnly; SameSite=Strict; Path=/`);
+    // Public settings only: never the client secret. The CSRF token is minted here for a new browser
+    // session (never taken from a cookie, which another site could have planted) and kept here; the
+    // exchange wants the page to echo it, which a page on another site cannot read.
+    const csrfToken = randomUUID();
+    const csrfSession = randomUUID();
+    csrfTokens.set(csrfSession, { token: csrfToken, expires: Date.now() + 600_000 });
+    res.setHeader('set-cookie', setCookie(req, 'csrf_session', csrfSession, 'SameSite=Strict; Path=/; Max-Age=600'));
     return sendJson(res, 200, { authUrl: ob.authUrl, clientId: ob.clientId, redirectUri, scope: SCOPE, csrfToken });
   }
   if (req.method === 'POST' && pathname === '/api/exchange') return exchange(req, res);
@@ -119,14 +151,15 @@ async function route(req, res) {
 
 /**
  * GET /login: the backend-driven flow starts here. The state and the verifier never leave the server.
+ * @param {IncomingMessage} req
  * @param {ServerResponse} res
  */
-async function login(res) {
+async function login(req, res) {
   const { url, state, codeVerifier } = await ob.auth.authorizationUrl({ scope: SCOPE });
   const id = randomUUID();
   logins.set(id, { state, codeVerifier, expires: Date.now() + 600_000 });
   // SameSite=Lax: the cookie comes back on the identity host's top-level redirect to /callback.
-  res.writeHead(302, { location: url, 'set-cookie': `${LOGIN_COOKIE}=${id}; HttpOnly; SameSite=Lax; Path=/callback; Max-Age=600`, 'cache-control': 'no-store' });
+  res.writeHead(302, { location: url, 'set-cookie': setCookie(req, LOGIN_COOKIE, id, 'SameSite=Lax; Path=/callback; Max-Age=600'), 'cache-control': 'no-store' });
   res.end();
 }
 
@@ -139,7 +172,7 @@ async function login(res) {
 async function callback(req, res, loginId) {
   const pending = logins.get(loginId);
   logins.delete(loginId); // one use, whatever happens
-  res.setHeader('set-cookie', `${LOGIN_COOKIE}=; HttpOnly; SameSite=Lax; Path=/callback; Max-Age=0`);
+  res.setHeader('set-cookie', setCookie(req, LOGIN_COOKIE, '', 'SameSite=Lax; Path=/callback; Max-Age=0'));
   if (!pending || pending.expires < Date.now()) return sendJson(res, 400, { error: 'no_login', description: 'no login in progress in this browser: start again at /login' });
   let code;
   try {
@@ -148,7 +181,7 @@ async function callback(req, res, loginId) {
     if (isOAuthError(error)) return sendJson(res, 400, { error: error.error, description: error.errorDescription });
     throw error;
   }
-  return connect(res, code, pending.codeVerifier);
+  return connect(req, res, code, pending.codeVerifier);
 }
 
 /**
@@ -160,8 +193,11 @@ async function callback(req, res, loginId) {
 async function exchange(req, res) {
   if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return sendJson(res, 415, { error: 'invalid_request', description: 'the body must be application/json' });
   if (req.headers.origin !== origin) return sendJson(res, 403, { error: 'forbidden', description: 'cross-origin exchange refused' });
-  const csrf = cookie(req, 'csrf');
-  if (!csrf || req.headers['x-csrf-token'] !== csrf) return sendJson(res, 403, { error: 'forbidden', description: 'missing or wrong CSRF token' });
+  const csrfSession = cookie(req, 'csrf_session');
+  const minted = csrfSession === undefined ? undefined : csrfTokens.get(csrfSession);
+  if (!minted || minted.expires < Date.now() || req.headers['x-csrf-token'] !== minted.token) {
+    return sendJson(res, 403, { error: 'forbidden', description: 'missing or wrong CSRF token' });
+  }
   /** @type {{ code?: unknown; codeVerifier?: unknown }} */
   let body;
   try {
@@ -172,16 +208,17 @@ async function exchange(req, res) {
   if (typeof body.code !== 'string' || typeof body.codeVerifier !== 'string') {
     return sendJson(res, 400, { error: 'invalid_request', description: 'code and codeVerifier are required' });
   }
-  return connect(res, body.code, body.codeVerifier);
+  return connect(req, res, body.code, body.codeVerifier);
 }
 
 /**
  * The code for the customer's tokens, a session cookie, and a call for the customer.
+ * @param {IncomingMessage} req
  * @param {ServerResponse} res
  * @param {string} code
  * @param {string} codeVerifier
  */
-async function connect(res, code, codeVerifier) {
+async function connect(req, res, code, codeVerifier) {
   try {
     // POST {auth_url}/oauth/token with the client secret, the code, the redirect URI and the verifier.
     const tokens = await ob.auth.exchangeCode({ code, codeVerifier });
@@ -193,7 +230,7 @@ async function connect(res, code, codeVerifier) {
     /** @type {{ cards: import('openbanking-ng').Card[] }} */
     const { cards } = await customer.request({ method: 'GET', path: '/cards' });
 
-    res.setHeader('set-cookie', `session=${sessionId}; HttpOnly; SameSite=Lax; Path=/`);
+    res.setHeader('set-cookie', setCookie(req, 'session', sessionId, 'SameSite=Lax; Path=/'));
     return sendJson(res, 200, {
       scope: tokens.scope,
       expiresAt: tokens.expires_at,

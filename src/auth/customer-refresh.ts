@@ -75,8 +75,12 @@ function refresh(s: CustomerTokenState): Promise<TokenSet> {
       if (generation === s.generation && error instanceof OAuthError) s.failure = error;
       throw error;
     }
-    if (generation !== s.generation) return s.tokens; // the caller gave newer tokens meanwhile
-    s.tokens = fresh;
+    // The caller replaced the tokens meanwhile: the rotated set still wins unless the caller's is
+    // newer (it expires no sooner and does not carry the refresh token just spent), or the spent
+    // refresh token would be sent again next time.
+    const c = s.tokens;
+    if (generation !== s.generation && s.invalid === undefined && c.refresh_token !== refreshToken && c.expires_at >= fresh.expires_at) return c;
+    Object.assign(s, { tokens: fresh, invalid: undefined, failure: undefined });
     if (s.onTokens && refreshed) await s.onTokens({ ...fresh });
     return fresh;
   })().finally(() => {

@@ -1,6 +1,7 @@
 import type { BearerSource } from '../core/attempts.js';
 import { type OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
 import { onDemand } from '../on-demand-loader.js';
+import { rememberToken } from '../core/redact.js';
 import { isFresh, type TokenSet, type TokenSetInput } from './token-store.js';
 
 /**
@@ -62,6 +63,8 @@ function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens
 /** The tokens as given, normalised, and the error every call rejects with when they are bad. */
 function checked(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; invalid: ValidationError | undefined } {
   const { tokens: set, issues } = checkTokens(tokens, options, nowMs);
+  rememberToken(set?.access_token);
+  rememberToken(set?.refresh_token);
   return { tokens: set, invalid: issues.length > 0 ? new ValidationError('Invalid customer tokens', issues) : undefined };
 }
 

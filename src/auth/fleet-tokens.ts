@@ -1,6 +1,7 @@
 import type { FleetParts } from '../fleet/handle.js';
-import { exclusive, FleetLink, type FleetLog } from '../fleet/link.js';
-import type { FleetStore } from '../fleet/store.js';
+import { ConnectionError } from '../errors.js';
+import { exclusive, FleetLink, type FleetLog, FleetUnavailable, pause } from '../fleet/link.js';
+import { type FleetStore, keyPart } from '../fleet/store.js';
 import { isFresh, type TokenSet, type TokenStore } from './token-store.js';
 
 /**
@@ -43,14 +44,14 @@ export class FleetTokenStore implements TokenStore {
     const cached = this.#read.get(key);
     if (cached && Date.now() < cached.until && isFresh(cached.value, this.#now())) return cached.value;
     const raw = await this.#link.get(key);
-    const value = parse(raw);
+    const value = parse(await this.#link.open(key, raw));
     if (raw !== undefined && value !== undefined) this.#read.set(key, { raw, value, until: Date.now() + FLEET_TOKEN_READ_CACHE_MS });
     else this.#read.delete(key);
     return value;
   }
 
   async set(key: string, value: TokenSet, ttlSeconds: number): Promise<void> {
-    const raw = JSON.stringify(value);
+    const raw = await this.#link.seal(key, JSON.stringify(value));
     this.#read.set(key, { raw, value, until: Date.now() + FLEET_TOKEN_READ_CACHE_MS });
     await this.#link.set(key, raw, Math.max(1, ttlSeconds) * 1000);
   }
@@ -83,37 +84,79 @@ export interface SharedRefreshOutcome {
 
 /**
  * A customer's refresh across the fleet, for the sessions that share an `id`: a newer set another
- * process stored is adopted as is; otherwise one process at a time (under a lock that expires)
- * redeems the newest refresh token known and stores the new set for the others.
+ * process stored is adopted as is; otherwise one process at a time, under a lock that expires,
+ * redeems the newest refresh token known and stores the new set (sealed) for the others.
+ *
+ * Never fails open: a refresh token is redeemed only under a lock the shared store granted, after
+ * reading the shared set from it. While the store cannot grant or confirm (down, slow, unreadable)
+ * it waits up to the lock's lifetime, then rejects with `ConnectionError`; the session keeps its tokens.
  */
 export function sharedCustomerRefresh(link: FleetLink, id: string, lockTtlMs: number, now: () => number) {
-  const key = link.key('customer', id);
+  const key = link.key('customer', keyPart(id));
+  const lockKey = `${key}:lock`;
+  const readShared = async () => parse(await link.open(key, await link.strictGet(key)));
   return async (current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>): Promise<SharedRefreshOutcome> => {
-    const newer = async () => {
-      const shared = parse(await link.get(key));
-      return shared && shared.access_token !== current.access_token && isFresh(shared, now()) ? shared : undefined;
-    };
-    let refreshed = false;
-    const tokens = await exclusive(link, `${key}:lock`, lockTtlMs, newer, async () => {
-      // The stored set holds the latest rotation when another process refreshed after this one did.
-      const shared = parse(await link.get(key));
-      const latest = shared && shared.refresh_token !== undefined && shared.expires_at >= current.expires_at ? shared : current;
-      const fresh = await grant(latest.refresh_token ?? current.refresh_token!);
-      const kept = { ...fresh, refresh_token: fresh.refresh_token ?? latest.refresh_token };
-      await link.set(key, JSON.stringify(kept), SHARED_CUSTOMER_TTL_MS);
-      refreshed = true;
-      return kept;
-    });
-    return { tokens, refreshed };
+    const newer = (shared: TokenSet | undefined) => (shared && shared.access_token !== current.access_token && isFresh(shared, now()) ? shared : undefined);
+    const started = Date.now();
+    let unconfirmed: unknown;
+    for (let round = 0; ; round++) {
+      try {
+        const owner = await link.strictLock(lockKey, lockTtlMs);
+        if (owner !== undefined) {
+          try {
+            const shared = await readShared();
+            const ready = newer(shared);
+            if (ready) return { tokens: ready, refreshed: false };
+            // The stored set holds the latest rotation when another process refreshed after this one did.
+            const latest = shared && shared.refresh_token !== undefined && shared.expires_at >= current.expires_at ? shared : current;
+            const fresh = await grant(latest.refresh_token ?? current.refresh_token!);
+            const kept = { ...fresh, refresh_token: fresh.refresh_token ?? latest.refresh_token };
+            await storeShared(link, key, kept);
+            return { tokens: kept, refreshed: true };
+          } finally {
+            void link.unlock(lockKey, owner).catch(() => undefined);
+          }
+        }
+        unconfirmed = undefined;
+        // Another process holds the lock: its new set appears in the store, or the lock frees (it expires).
+        await pause(Math.min(100, 10 * (round + 1)));
+        const ready = newer(await readShared());
+        if (ready) return { tokens: ready, refreshed: false };
+      } catch (error) {
+        if (!(error instanceof FleetUnavailable)) throw error;
+        unconfirmed = error;
+        await pause(Math.min(100, 10 * (round + 1)));
+      }
+      // The store failing: up to the lock's lifetime. A live holder: up to twice that (its lock expires).
+      if (Date.now() - started > (unconfirmed ? lockTtlMs : 2 * lockTtlMs + 1_000)) {
+        throw new ConnectionError(
+          `The customer session's refresh needs the fleet's shared store to take its lock, and the store ${unconfirmed ? 'did not confirm it' : 'kept it held'} for ${Date.now() - started} ms; the session keeps its tokens and a later call tries again`,
+          unconfirmed ? { cause: unconfirmed } : undefined,
+        );
+      }
+    }
   };
+}
+
+/** Stores the refreshed set for the other processes: a few tries, since they would redeem a spent refresh token without it. */
+async function storeShared(link: FleetLink, key: string, tokens: TokenSet): Promise<void> {
+  const sealed = await link.seal(key, JSON.stringify(tokens));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await link.strictSet(key, sealed, SHARED_CUSTOMER_TTL_MS);
+    } catch (error) {
+      if (!(error instanceof FleetUnavailable) || attempt >= 3) return; // this process still holds the new set, and onTokens sees it
+      await pause(100);
+    }
+  }
 }
 
 /**
  * The coordination code of the `fleet` option over the user's store: the link (250 ms limit,
- * in-process fallback), shared tokens, locks and shared customer refreshes. Loaded with the
- * fleet's first use (`FleetHandle`).
+ * in-process fallback, sealed values), shared tokens, locks and shared customer refreshes. Loaded
+ * with the fleet's first use (`FleetHandle`).
  */
-export function connectFleet(store: FleetStore, options: { clientId: string; log: FleetLog; now: () => number }): FleetParts {
+export function connectFleet(store: FleetStore, options: { clientId: string; clientSecret: string; log: FleetLog; now: () => number }): FleetParts {
   const link = new FleetLink(store, options);
   return {
     link,

@@ -1,4 +1,5 @@
 import { ValidationError, type ValidationIssue } from '../errors.js';
+import { rememberSecret, rememberToken } from '../core/redact.js';
 import type { ScopeInput } from '../core/scopes.js';
 import type { AuthContext, AuthorizationUrlParams, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './auth.js';
 import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, scopeString } from './authorization-checks.js';
@@ -62,6 +63,8 @@ export async function exchangeCode(ctx: AuthContext, params: ExchangeCodeParams,
   else checkRedirectUri(issues, 'redirectUri', redirectUri);
   const signal = checkSignal(issues, options);
   throwIfAny('Invalid code exchange', issues);
+  rememberToken(p.code);
+  rememberSecret(p.codeVerifier);
   return requestCodeExchange(ctx.grant, ctx.endpoints.token, { code: p.code, codeVerifier: p.codeVerifier, redirectUri: redirectUri! }, signal);
 }
 
@@ -71,6 +74,7 @@ export async function refresh(ctx: AuthContext, refreshToken: string | undefined
   checkString(issues, 'refreshToken', refreshToken);
   const signal = checkSignal(issues, options);
   throwIfAny('Invalid refresh', issues);
+  rememberToken(refreshToken);
   return requestRefresh(ctx.grant, ctx.endpoints.token, refreshToken as string, signal);
 }
 

@@ -1,6 +1,6 @@
 import { AbortError, ConnectionError, OAuthError, OpenBankingError, TimeoutError } from '../errors.js';
 import { isRedirect, readText, redirectMessage, scrubCause } from '../core/http.js';
-import { redactText } from '../core/redact.js';
+import { redactText, rememberToken } from '../core/redact.js';
 import type { TokenSet } from './token-store.js';
 
 // What every grant shares, without oauth4webapi: the client-credentials grant (the one on the
@@ -77,6 +77,8 @@ export function toTokenSet(response: TokenEndpointAnswer, nowMs: number = Date.n
     expires_at: Math.floor(nowMs / 1000) + expiresIn,
   };
   if (typeof response.refresh_token === 'string') set.refresh_token = response.refresh_token;
+  rememberToken(set.access_token);
+  rememberToken(set.refresh_token);
   if (typeof response.scope === 'string') set.scope = response.scope;
   return set;
 }

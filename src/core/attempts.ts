@@ -28,6 +28,8 @@ export interface PreparedCall {
   bearer: BearerSource;
   /** The loaded HTTP layer. */
   http: HttpLayer;
+  /** Body fields the caller declared secret: redacted from logs and errors with the SDK's own. */
+  secretFields?: readonly string[] | undefined;
 }
 
 /**
@@ -102,7 +104,7 @@ export class AttemptLoop {
         }
       }
       const arrived = o.now(); // an HTTP-date Retry-After is read against the client's clock
-      let error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: arrived });
+      let error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: arrived, secretFields: call.secretFields });
       if (freshRefused) {
         const wait = Math.round(this.#backoff(call.bearer).wait / 1000);
         error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;
@@ -149,7 +151,7 @@ export class AttemptLoop {
       idempotencyKey,
       elapsedMs: this.#config.now() - started,
       headers: redactHeaders(call.headers),
-      ...(payload === undefined ? {} : { body: redactText(payload) }),
+      ...(payload === undefined ? {} : { body: redactText(payload, call.secretFields) }),
     });
   }
 

@@ -58,10 +58,11 @@ export class CiphertextMemo {
   async #encryptShared(cipher: FieldCipher, idempotencyKey: string, field: string, plaintext: string): Promise<string> {
     const shared = this.#shared!;
     const key = shared.key('ciphertext', idempotencyKey, field);
-    const stored = await shared.get(key);
+    // Sealed in the store: what does not open (planted, altered) is a miss.
+    const stored = await shared.open(key, await shared.get(key));
     if (stored !== undefined && (await decryptsTo(cipher, Promise.resolve(stored), plaintext))) return stored;
     const ciphertext = await cipher.encrypt(plaintext);
-    if (typeof ciphertext === 'string') await shared.set(key, ciphertext, SHARED_CIPHERTEXT_TTL_MS);
+    if (typeof ciphertext === 'string') await shared.set(key, await shared.seal(key, ciphertext), SHARED_CIPHERTEXT_TTL_MS);
     return ciphertext;
   }
 }

@@ -33,9 +33,16 @@ export interface Decoded {
  * and the `response` schema.
  * Anything else rejects with {@link ResponseValidationError} carrying the raw body.
  */
-export async function decodeSuccess(response: Response, text: string, envelope: boolean, schemas: ResponseSchemas | undefined, idempotencyKey: string): Promise<Decoded> {
+export async function decodeSuccess(
+  response: Response,
+  text: string,
+  envelope: boolean,
+  schemas: ResponseSchemas | undefined,
+  idempotencyKey: string,
+  secretFields?: readonly string[],
+): Promise<Decoded> {
   const schema = schemas?.response;
-  const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey });
+  const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey, secretFields });
   if (text.trim() === '') {
     if (envelope || schema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
     return { data: undefined, envelope: undefined };

@@ -1,6 +1,7 @@
 import { OpenBankingError, ResponseTooLargeError } from '../errors.js';
 import type { KyInstance } from 'ky';
 import { Lazy } from './lazy.js';
+import { maskText } from './redact.js';
 
 /** ky and the idempotency-key generator: what sends the SDK's requests. */
 export interface HttpLayer {
@@ -167,7 +168,7 @@ export async function sendOnce(request: OutgoingRequest): Promise<{ response: Re
 export function scrubCause(cause: unknown): unknown {
   if (cause instanceof OpenBankingError) return cause;
   if (cause instanceof Error) {
-    const copy = new Error(cause.message.slice(0, 200));
+    const copy = new Error(maskText(cause.message).slice(0, 200)); // a custom fetch may quote the form body
     copy.name = cause.name;
     const code = (cause as { code?: unknown }).code ?? (cause as { cause?: { code?: unknown } }).cause?.code;
     if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
@@ -180,7 +181,7 @@ export function scrubCause(cause: unknown): unknown {
 export function describeNetworkFailure(failure: unknown): string {
   const cause = (failure as { cause?: { code?: string; message?: string } } | null)?.cause;
   if (cause?.code) return cause.code;
-  if (failure instanceof Error) return failure.message;
+  if (failure instanceof Error) return maskText(failure.message).slice(0, 200);
   return 'network failure';
 }
 

@@ -1,3 +1,5 @@
+import { maskText, redactValue } from './redact.js';
+
 /**
  * Anything with `debug`, `info`, `warn` and `error` methods taking a message and optional
  * details, e.g. `console`, pino or winston.
@@ -33,7 +35,10 @@ export interface LeveledLogger extends Logger {
   enabled(level: LogLevel): boolean;
 }
 
-/** A logger that drops messages above `level`. Details must already be redacted by the caller. */
+/**
+ * A logger that drops messages above `level`. Callers redact what they know (a call's secret
+ * fields); every line is redacted once more here, so no secret reaches the user's logger.
+ */
 export function leveledLogger(logger: Logger, level: LogLevel): LeveledLogger {
   const max = LOG_LEVELS.indexOf(level);
   const enabled = (l: LogLevel) => max > 0 && LOG_LEVELS.indexOf(l) <= max;
@@ -42,8 +47,8 @@ export function leveledLogger(logger: Logger, level: LogLevel): LeveledLogger {
     (message: string, details?: object): void => {
       if (!enabled(l)) return;
       try {
-        if (details === undefined) logger[l](message);
-        else logger[l](message, details);
+        if (details === undefined) logger[l](maskText(message));
+        else logger[l](maskText(message), redactValue(details) as object);
       } catch {
         // a broken logger must never break a payment
       }

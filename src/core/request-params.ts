@@ -60,7 +60,7 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
   if (typeof params.method !== 'string' || !METHODS.includes(params.method)) {
     issues.push({ path: 'method', message: `must be one of ${METHODS.join(', ')}`, code: 'invalid_value' });
   }
-  if (typeof params.path !== 'string' || !params.path.startsWith('/') || params.path.startsWith('//') || /[\s?#]|(^|\/)\.\.?(\/|$)/.test(params.path) || !staysUnder(params.path)) {
+  if (typeof params.path !== 'string' || !params.path.startsWith('/') || params.path.startsWith('//') || /[\s?#]|(^|\/)\.\.?(\/|$|;|%3b)/i.test(params.path) || !staysUnder(params.path)) {
     issues.push({ path: 'path', message: 'must be a path starting with / without spaces, query, fragment, backslashes, encoded dots or slashes, or dot segments', code: 'invalid_format' });
   }
   if (params.query !== undefined && (typeof params.query !== 'object' || params.query === null || Array.isArray(params.query))) {

@@ -52,11 +52,13 @@ export class SharedRateLimiter {
         take.wait,
       );
     }
-    if (take.wait === 0) return;
+    // A broken or hostile store cannot park the call longer than the caller allows.
+    const wait = take.wait > 0 ? Math.min(take.wait, maxWait) : 0;
+    if (!(wait > 0)) return;
     // The reserved unit stays spent if the wait is aborted: the fleet's budget is never handed back,
     // which only makes the fleet more careful.
     try {
-      await this.sleep(take.wait, signal);
+      await this.sleep(wait, signal);
     } catch (reason) {
       throw new AbortError('The request was aborted while waiting for rate-limit budget', { idempotencyKey, cause: reason instanceof Error ? new Error(reason.message) : undefined });
     }

@@ -102,10 +102,11 @@ export class Transport {
       maxRetries: call.maxRetries ?? o.maxRetries,
       bearer: op.bearer,
       http,
+      secretFields: op.secretRequestFields,
     });
 
     // 5. Decode, validate, decrypt.
-    const decoded = await decodeSuccess(response, text, op.envelope === true, op.schemas, idempotencyKey);
+    const decoded = await decodeSuccess(response, text, op.envelope === true, op.schemas, idempotencyKey, op.secretRequestFields);
     await this.#crypto.decryptResponse(decoded.data, op.secretResponseFields, idempotencyKey);
     return { data: decoded.data, envelope: decoded.envelope, response, idempotencyKey };
   }

@@ -70,6 +70,14 @@ export class FleetHandle implements FleetAccess {
     return this.parts().then((p) => p.link.take(key, bucket));
   }
 
+  seal(key: string, value: string): Promise<string> {
+    return this.parts().then((p) => p.link.seal(key, value));
+  }
+
+  open(key: string, raw: string | undefined): Promise<string | undefined> {
+    return this.parts().then((p) => p.link.open(key, raw));
+  }
+
   /** The client-credentials token store shared by the fleet. */
   tokenStore(): TokenStore {
     return {

@@ -1,3 +1,4 @@
+import { type StoreSealer, storeSealer } from '../crypto/seal.js';
 import { type FleetAccess, type FleetBucket, fleetKey, type FleetStore, type FleetTake, MemoryFleetStore } from './store.js';
 
 /** Longest the SDK waits for the shared store on one operation before coordinating in-process. */
@@ -15,6 +16,11 @@ class FleetTimeout extends Error {
   override name = 'FleetTimeout';
 }
 
+/** A strict operation the shared store could not confirm (down, slow, or an unreadable answer). */
+export class FleetUnavailable extends Error {
+  override name = 'FleetUnavailable';
+}
+
 /** Local locks carry this prefix, so `unlock` knows which store granted them. */
 const LOCAL = 'local:';
 
@@ -23,21 +29,35 @@ const LOCAL = 'local:';
  * when the store fails or is slow, the same operation on an in-process store instead, so no call
  * fails or waits because of the shared store. One `warn` line per outage (not per call); while
  * down, one operation per {@link FLEET_PROBE_MS} tries the shared store again, and the first that
- * succeeds ends the outage (one `info` line). Keys are namespaced by client id.
+ * succeeds ends the outage (one `info` line). Keys are namespaced by client id. What must not
+ * fall back (the customer refresh's lock) uses the `strict*` operations, which reject instead.
+ * Values are sealed and opened with the client secret (`seal`, `open`).
  */
 export class FleetLink implements FleetAccess {
   readonly #remote: FleetStore;
   readonly #local = new MemoryFleetStore();
   readonly #log: FleetLog;
   readonly #clientId: string;
+  readonly #sealer: StoreSealer;
   #down = false;
   #nextProbe = 0;
   #outages = 0;
 
-  constructor(remote: FleetStore, options: { clientId: string; log: FleetLog }) {
+  constructor(remote: FleetStore, options: { clientId: string; clientSecret: string; log: FleetLog }) {
     this.#remote = remote;
     this.#log = options.log;
     this.#clientId = options.clientId;
+    this.#sealer = storeSealer(options.clientSecret);
+  }
+
+  /** `value` sealed for the store key `key`. */
+  seal(key: string, value: string): Promise<string> {
+    return this.#sealer.seal(key, value);
+  }
+
+  /** What `seal` sealed for `key`, or undefined when `raw` is absent or does not open. */
+  open(key: string, raw: string | undefined): Promise<string | undefined> {
+    return this.#sealer.open(key, raw);
   }
 
   /** A key of this client's namespace: `openbanking-ng:<clientId>:<parts joined by ':'>`. */
@@ -55,21 +75,30 @@ export class FleetLink implements FleetAccess {
     return this.#outages;
   }
 
-  async #run<T>(op: string, remote: (store: FleetStore) => Promise<T>, local: (store: FleetStore) => Promise<T>): Promise<T> {
-    if (this.#down) {
+  /**
+   * One operation on the shared store, bounded to {@link FLEET_TIMEOUT_MS}. On failure: `local`'s
+   * answer, or (strict, without `local`) the failure itself. `late` receives an answer that
+   * arrived after the timeout (e.g. a lock to release).
+   */
+  async #run<T>(op: string, remote: (store: FleetStore) => Promise<T>, local: ((store: FleetStore) => Promise<T>) | undefined, late?: (value: T) => void): Promise<T> {
+    if (this.#down && local) {
       if (Date.now() < this.#nextProbe) return local(this.#local);
       this.#nextProbe = Date.now() + FLEET_PROBE_MS; // this operation is the probe; the others stay local
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let timedOut = false;
     try {
       const attempt = remote(this.#remote);
-      attempt.catch(() => undefined); // a late failure after the timeout has nobody to tell
+      attempt.then((value) => timedOut && late?.(value), () => undefined); // a late failure has nobody to tell
       const result = await Promise.race([
         attempt,
         new Promise<never>((_, reject) => {
           // setImmediate: an answer that arrived while this process was busy is read (I/O phase)
           // before the timeout counts, so a stalled event loop is not taken for a slow store.
-          timer = setTimeout(() => afterIo(() => reject(new FleetTimeout(`no answer within ${FLEET_TIMEOUT_MS} ms`))), FLEET_TIMEOUT_MS);
+          timer = setTimeout(() => afterIo(() => {
+            timedOut = true;
+            reject(new FleetTimeout(`no answer within ${FLEET_TIMEOUT_MS} ms`));
+          }), FLEET_TIMEOUT_MS);
         }),
       ]);
       if (this.#down) {
@@ -87,6 +116,7 @@ export class FleetLink implements FleetAccess {
           { operation: op },
         );
       }
+      if (!local) throw new FleetUnavailable(`the shared store did not confirm ${op} (${describe(error)})`);
       return local(this.#local);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
@@ -117,10 +147,31 @@ export class FleetLink implements FleetAccess {
   }
 
   lock(key: string, ttlMs: number): Promise<string | undefined> {
-    return this.#run('lock', (s) => s.lock(key, ttlMs), async (s) => {
+    const local = async (s: FleetStore) => {
       const owner = await s.lock(key, ttlMs);
       return owner === undefined ? undefined : LOCAL + owner;
-    });
+    };
+    return this.#run('lock', (s) => s.lock(key, ttlMs), local, (owner) => this.#release(key, owner));
+  }
+
+  /** The lock `key` from the shared store only: rejects with {@link FleetUnavailable} when it cannot say. */
+  strictLock(key: string, ttlMs: number): Promise<string | undefined> {
+    return this.#run('lock', (s) => s.lock(key, ttlMs), undefined, (owner) => this.#release(key, owner));
+  }
+
+  /** The value under `key` in the shared store only: rejects with {@link FleetUnavailable} when it cannot say. */
+  strictGet(key: string): Promise<string | undefined> {
+    return this.#run('get', (s) => s.get(key), undefined);
+  }
+
+  /** Stores `value` in the shared store only: rejects with {@link FleetUnavailable} when it cannot confirm. */
+  strictSet(key: string, value: string, ttlMs: number): Promise<void> {
+    return this.#run('set', (s) => s.set(key, value, ttlMs), undefined);
+  }
+
+  /** A lock granted after its request timed out: nobody holds it, so it is released at once. */
+  #release(key: string, owner: string | undefined): void {
+    if (owner !== undefined) this.#remote.unlock(key, owner).catch(() => undefined);
   }
 
   async unlock(key: string, owner: string): Promise<void> {

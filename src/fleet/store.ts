@@ -39,15 +39,27 @@ export interface FleetStore {
   take(key: string, bucket: FleetBucket): Promise<FleetTake>;
 }
 
-/** The fleet's shared store as the client's layers use it: the store's calls and its key namespace. */
+/** The fleet's shared store as the client's layers use it: the store's calls, its key namespace, sealed values. */
 export interface FleetAccess extends FleetStore {
   /** `openbanking-ng:<clientId>:<parts…>`: the key of this client's entry. */
   key(...parts: string[]): string;
+  /** `value` sealed (AES-GCM, a key derived from the client secret) for the store key `key`. */
+  seal(key: string, value: string): Promise<string>;
+  /** What `seal` sealed for `key`, or undefined when `raw` is absent or does not open: never trusted as found. */
+  open(key: string, raw: string | undefined): Promise<string | undefined>;
 }
 
-/** A key of a client's namespace in the fleet's store: `openbanking-ng:<clientId>:<parts joined by ':'>`. */
+/**
+ * A key of a client's namespace in the fleet's store: `openbanking-ng:<clientId>:<parts joined by ':'>`.
+ * Use {@link keyPart} for a part the SDK did not choose.
+ */
 export function fleetKey(clientId: string, parts: readonly string[]): string {
   return ['openbanking-ng', clientId, ...parts].join(':');
+}
+
+/** A key part the SDK did not choose (a customer `id`), escaped so that it cannot name another key (`a:lock` → `a%3Alock`). */
+export function keyPart(value: string): string {
+  return value.replace(/[%:*?[\]\\{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
 /**

@@ -122,8 +122,10 @@ function checkParams(op: OperationDescriptor, params: readonly unknown[]): Valid
     const value = params[i];
     if (value === undefined || value === null || value === '') issues.push({ path: name, message: 'is required', code: 'missing' });
     // encodeURIComponent leaves dots alone: `..` would climb out of the operation's path.
-    else if (value === '.' || value === '..') issues.push({ path: name, message: 'must not be a dot segment', code: 'invalid_format' });
+    else if (typeof value === 'string' && /^\.\.?(;|$)/.test(value)) issues.push({ path: name, message: 'must not be a dot segment', code: 'invalid_format' });
     else if (!(typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) issues.push({ path: name, message: 'must be a string or a number', code: 'invalid_type' });
+    // 2^53 and above: a JSON number of that size was already rounded, and would name another resource.
+    else if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) issues.push({ path: name, message: 'must be a safe integer (pass a larger id as a string)', code: 'too_big' });
   });
   return issues;
 }

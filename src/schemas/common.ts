@@ -93,8 +93,12 @@ export const maybeText = () => maybe(str());
 /** A number member of a response (amounts are JSON numbers in major units), possibly `null` or absent. */
 export const maybeNumber = () => maybe(num());
 
-/** An id that is a number on some pages and a string on others. */
-export const id = () => jsonType('string', 'number');
+/**
+ * An id that is a number on some pages and a string on others. A number id beyond 2^53 was
+ * rounded by JSON parsing and would name another resource: refused, never used.
+ */
+export const id = () =>
+  jsonType('string', 'number').check(check<string | number>((v) => typeof v === 'string' || Number.isSafeInteger(v), 'must be a string or a whole number below 2^53 (a larger number cannot be read exactly)', 'too_big'));
 
 /**
  * An enum the provider has no full list of: the known values as hints, any other string accepted

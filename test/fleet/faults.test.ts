@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryFleetStore, MemoryTokenStore, OpenBanking, ValidationError } from '../../src/index.js';
 import { redisFleet } from '../../src/redis.js';
 import { createSandbox } from '../../src/testing.js';
+import { storeSealer } from '../../src/crypto/seal.js';
 import { validCard } from '../support/cards.js';
 import { startRedis, type TestRedis } from './support.js';
 
@@ -124,8 +125,11 @@ describe.each(['redis', 'ioredis'] as const)('Redis faults (%s): calls go on, on
     expect(stored).toHaveLength(1);
     const { inspect } = await import('node:util');
     const probe = await createClient({ url: redis.url }).connect();
-    const token = (JSON.parse((await probe.get(stored[0]!))!) as { access_token: string }).access_token;
+    const raw = (await probe.get(stored[0]!))!;
     await probe.quit();
+    // Sealed in Redis: only the client secret opens it.
+    const token = (JSON.parse((await storeSealer('app-secret').open(stored[0]!.slice(`print-${kind}:`.length), raw))!) as { access_token: string }).access_token;
+    expect(raw).not.toContain(token);
     for (const text of [inspect(ob, { depth: 10, showHidden: true }), JSON.stringify(ob), String(ob), inspect(redisFleet(client), { depth: 10 })]) {
       expect(text).not.toContain(token);
     }

@@ -1,0 +1,181 @@
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectionError, type FleetStore, MemoryFleetStore, OpenBanking, type TokenSet } from '../../src/index.js';
+import { redisFleet } from '../../src/redis.js';
+import { createSandbox, type Sandbox } from '../../src/testing.js';
+import { startRedis, type TestRedis } from './support.js';
+
+// The fleet's second security review, against a real redis-server: customer refresh never fails
+// open, values in Redis are sealed and planted ones ignored, customer ids cannot name other keys,
+// and a store cannot park a call for longer than the limiter allows.
+
+const SECRET = 'app-secret-for-the-fleet';
+const card = () => ({ account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE' as const, card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } });
+
+let redis: TestRedis;
+const connections: { quit(): Promise<unknown> }[] = [];
+
+async function connect() {
+  const c = createClient({ url: redis.url, socket: { reconnectStrategy: () => 50 } });
+  c.on('error', () => undefined);
+  await c.connect();
+  connections.push(c);
+  return c;
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+}, 20_000);
+afterAll(async () => {
+  for (const c of connections) await c.quit().catch(() => undefined);
+  await redis?.stop();
+});
+
+/** A client of `sandbox` on a fleet (`store`), with a short timeout so that the lock lives 2 s. */
+function fleetClient(sandbox: Sandbox, store: FleetStore, extra: Partial<ConstructorParameters<typeof OpenBanking>[0]> = {}) {
+  return new OpenBanking({ clientId: 'app', clientSecret: SECRET, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, fleet: store, timeout: 1_000, logLevel: 'off', ...extra });
+}
+
+function newSandbox() {
+  return createSandbox({ clients: [{ clientId: 'app', clientSecret: SECRET }] });
+}
+
+function expiredCustomerTokens(sandbox: Sandbox): TokenSet {
+  const issued = sandbox.issueTokens({ clientId: 'app', scope: ['customers.readonly'], kind: 'customer' });
+  return { ...issued, expires_at: Math.floor(Date.now() / 1000) - 10 };
+}
+
+/** `store` with its first `lock` answered after `ms` (the SET NX lands late, as on a slow Redis). */
+function slowFirstLock(store: FleetStore, ms: number): FleetStore {
+  let first = true;
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      if (name !== 'lock') {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      }
+      return async (key: string, ttlMs: number) => {
+        if (first) {
+          first = false;
+          await new Promise((resolve) => setTimeout(resolve, ms));
+        }
+        return target.lock(key, ttlMs);
+      };
+    },
+  });
+}
+
+describe('fleet security (real redis-server)', () => {
+  it('1. a slow Redis answer never makes a customer refresh fail open: one refresh grant, the late lock released', async () => {
+    const sandbox = newSandbox();
+    const prefix = 'slow-lock';
+    const tokens = expiredCustomerTokens(sandbox);
+    const a = fleetClient(sandbox, slowFirstLock(redisFleet(await connect(), { prefix }), 300)).forCustomer(tokens, { id: 'customer-42' });
+    const b = fleetClient(sandbox, redisFleet(await connect(), { prefix })).forCustomer(tokens, { id: 'customer-42' });
+    await Promise.all([a.customers.retrieve(), b.customers.retrieve()]);
+    // Both sessions use the one rotated set; the refresh token was redeemed once.
+    expect(sandbox.requests.list({ path: '/oauth/token' }).map((r) => r.status)).toEqual([200]);
+    expect(a.tokens.access_token).toBe(b.tokens.access_token);
+    expect(a.tokens.access_token).not.toBe(tokens.access_token);
+    // The lock request that timed out landed later, and was released (or never taken): no lock is left.
+    const probe = await connect();
+    await expect.poll(() => probe.keys(`${prefix}:*:lock`)).toEqual([]);
+  });
+
+  it('1. Redis down: a customer refresh waits up to the lock TTL, then rejects with ConnectionError, sends no grant, keeps its tokens', async () => {
+    const sandbox = newSandbox();
+    const own = await startRedis();
+    const c = createClient({ url: own.url, socket: { reconnectStrategy: () => 50 } });
+    c.on('error', () => undefined);
+    await c.connect();
+    const ob = fleetClient(sandbox, redisFleet(c, { prefix: 'down' }));
+    const tokens = expiredCustomerTokens(sandbox);
+    const session = ob.forCustomer(tokens, { id: 'customer-7' });
+    await own.stop();
+    try {
+      const error = await session.customers.retrieve().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect((error as Error).message).toMatch(/shared store/);
+      expect(sandbox.requests.count({ path: '/oauth/token' })).toBe(0);
+      expect(session.tokens.refresh_token).toBe(tokens.refresh_token);
+      // Client-credentials tokens still fall back: a card goes out while Redis is down.
+      await ob.cards.create(card());
+      expect(sandbox.cards()).toHaveLength(1);
+      // Back again: the next call refreshes once and goes on.
+      await own.start();
+      await session.customers.retrieve();
+      expect(sandbox.requests.list({ path: '/oauth/token' }).map((r) => r.status)).toEqual([200]);
+    } finally {
+      await c.quit().catch(() => undefined);
+      await own.stop();
+    }
+  }, 20_000);
+
+  it('2. every value the SDK writes to Redis is sealed: GET of any SDK key shows no token, no JSON, no ciphertext', async () => {
+    const sandbox = newSandbox();
+    const prefix = 'sealed';
+    const ob = fleetClient(sandbox, redisFleet(await connect(), { prefix }), { rateLimit: { rate: 6_000, burst: 100 } });
+    const tokens = expiredCustomerTokens(sandbox);
+    const session = ob.forCustomer(tokens, { id: 'customer-9' });
+    await session.customers.retrieve();
+    await ob.cards.create(card());
+    const probe = await connect();
+    const keys = (await probe.keys(`${prefix}:*`)).filter((k) => !k.endsWith(':rate'));
+    expect(keys.length).toBeGreaterThanOrEqual(2);
+    for (const key of keys) {
+      const value = (await probe.get(key))!;
+      expect(value).toMatch(/^v1\.[\w-]+$/);
+      for (const secret of [session.tokens.access_token, session.tokens.refresh_token!, tokens.refresh_token!, 'access_token', 'refresh_token']) expect(value).not.toContain(secret);
+    }
+  });
+
+  it('2. a token set planted by hand in Redis is ignored: no planted bearer is sent, no planted refresh token redeemed', async () => {
+    const sandbox = newSandbox();
+    const prefix = 'planted';
+    const probe = await connect();
+    const planted = (access: string, refresh?: string) =>
+      JSON.stringify({ access_token: access, token_type: 'Bearer', expires_in: 3600, expires_at: Math.floor(Date.now() / 1000) + 3600, ...(refresh ? { refresh_token: refresh } : {}), scope: 'cards.create' });
+    await probe.set(`${prefix}:openbanking-ng:app:cards.create`, planted('ATTACKER_TOKEN'), { PX: 60_000 });
+    await probe.set(`${prefix}:openbanking-ng:app:customer:customer-5`, planted('ATTACKER_CUSTOMER', 'ATTACKER_REFRESH'), { PX: 60_000 });
+    const seen: string[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      seen.push(request.headers.get('authorization') ?? '', await request.clone().text());
+      return sandbox(request);
+    };
+    const ob = fleetClient(sandbox, redisFleet(probe, { prefix }), { fetch: recording });
+    await ob.cards.create(card());
+    const session = ob.forCustomer(expiredCustomerTokens(sandbox), { id: 'customer-5' });
+    await session.customers.retrieve();
+    expect(seen.join('\n')).not.toMatch(/ATTACKER/);
+    expect(session.tokens.access_token).not.toMatch(/ATTACKER/);
+    // Every API request was accepted at once: the planted token was never tried.
+    expect(sandbox.requests.list({ path: /\/openapi\/v1\// }).map((r) => r.status)).toEqual([201, 200]);
+  });
+
+  it('4. customer ids are escaped in store keys: the session "alice:lock" cannot write onto customer alice\'s lock', async () => {
+    const sandbox = newSandbox();
+    const prefix = 'escaped';
+    const ob = fleetClient(sandbox, redisFleet(await connect(), { prefix }));
+    await ob.forCustomer(expiredCustomerTokens(sandbox), { id: 'alice:lock' }).customers.retrieve();
+    const probe = await connect();
+    expect(await probe.keys(`${prefix}:*customer*`)).toEqual([`${prefix}:openbanking-ng:app:customer:alice%3Alock`]);
+    // Customer alice's refresh is not held up by the other session's set.
+    const alice = ob.forCustomer(expiredCustomerTokens(sandbox), { id: 'alice' });
+    await alice.customers.retrieve();
+    expect(sandbox.requests.list({ path: '/oauth/token' }).map((r) => r.status)).toEqual([200, 200]);
+  });
+});
+
+describe('a store asking for a wait', () => {
+  it('8. a wait the store asks for is capped at the limiter\'s maxWait', async () => {
+    const sandbox = newSandbox();
+    const hostile = new MemoryFleetStore();
+    hostile.take = () => Promise.resolve({ granted: true, wait: 14 * 24 * 60 * 60 * 1000 });
+    const waits: number[] = [];
+    const ob = fleetClient(sandbox, hostile, { rateLimit: { rate: 60, burst: 10, maxWait: 5_000 }, sleep: async (ms: number) => void waits.push(ms) });
+    await ob.cards.create(card());
+    expect(waits).toEqual([5_000]);
+    expect(sandbox.cards()).toHaveLength(1);
+  });
+});
