@@ -4,13 +4,16 @@ import type { Logger } from '../../src/index.js';
 // What the secret sweeps read: every surface of an error, every line a logger was given, and the
 // sentinels and sandbox-minted secrets found in them.
 
+/** How deep `util.inspect` prints: well past any depth the SDK's redaction walks, so nothing hides in `[Object]`. */
+const DEPTH = 50;
+
 /** Everything a person could see of an error: message, stack, JSON, inspect, and the cause chain. */
 export function surfaces(error: unknown): string[] {
   const out: string[] = [];
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
     const e = current as Error;
-    out.push(String(e?.message), String(e?.stack), safeJson(e), inspect(e, { depth: 10, showHidden: true }));
+    out.push(String(e?.message), String(e?.stack), safeJson(e), inspect(e, { depth: DEPTH, showHidden: true }));
     current = e?.cause;
   }
   return out;
@@ -25,12 +28,12 @@ function safeJson(value: unknown): string {
 }
 
 /** A logger that keeps every line as text: the message, `util.inspect` and JSON of the details (three entries a line). */
-export function capturingLogger(): { logger: Logger; lines: string[] } {
+export function capturingLogger(): { logger: Logger; lines: string[]; text: () => string } {
   const lines: string[] = [];
   const at = (message: string, details?: object) => {
-    lines.push(message, inspect(details, { depth: 10 }), safeJson(details));
+    lines.push(message, inspect(details, { depth: DEPTH }), safeJson(details));
   };
-  return { logger: { debug: at, info: at, warn: at, error: at }, lines };
+  return { logger: { debug: at, info: at, warn: at, error: at }, lines, text: () => lines.join('\n') };
 }
 
 /** The shapes of the secrets the sandbox mints itself. */
