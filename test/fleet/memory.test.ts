@@ -75,6 +75,39 @@ describe('MemoryFleetStore shared by several clients', () => {
     expect(sandbox.requests.count({ path: '/openapi/v1/customers', method: 'GET' })).toBe(3);
   });
 
+  it('a client whose first look missed the token another client then stored and unlocked: the look under the lock finds it, no second grant', async () => {
+    const { sandbox, fleet, client } = setup();
+    await client().cards.create(card(0));
+    expect(sandbox.requests.count({ path: '/oauth2/token' })).toBe(1);
+    await expectUnlocked(fleet, 'openbanking-ng:app:cards.create:lock');
+    // The second client's first read of the token was answered before the first client stored it
+    // (as from a Redis that answers late): a miss, though the token is there by the time it locks.
+    const reads: string[] = [];
+    let missed = false;
+    const late = new Proxy(fleet, {
+      get(target, name) {
+        if (name === 'get') {
+          return async (key: string) => {
+            reads.push(key);
+            if (!missed && key.endsWith(':cards.create')) {
+              missed = true;
+              return undefined;
+            }
+            return target.get(key);
+          };
+        }
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await client({ fleet: late }).cards.create(card(1));
+    expect(missed).toBe(true);
+    // Read again under the lock: the stored token is used, not a second grant.
+    expect(sandbox.requests.count({ path: '/oauth2/token' })).toBe(1);
+    expect(reads.filter((key) => key.endsWith(':cards.create')).length).toBeGreaterThanOrEqual(2);
+    expect(sandbox.cards()).toHaveLength(2);
+  });
+
   it('one budget: two clients with rateLimit share one bucket (a tenth of the burst held back)', async () => {
     const { sandbox, client } = setup();
     const waits: number[] = [];
