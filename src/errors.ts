@@ -344,8 +344,8 @@ export const isRateLimitError = /* @__PURE__ */ guard<RateLimitError>(['RateLimi
 export const isValidationError = /* @__PURE__ */ guard<ValidationError>(['ValidationError']);
 /** True for {@link ResponseValidationError}. @group Errors */
 export const isResponseValidationError = /* @__PURE__ */ guard<ResponseValidationError>(['ResponseValidationError']);
-/** True for {@link OAuthError}. @group Errors */
-export const isOAuthError = /* @__PURE__ */ guard<OAuthError>(['OAuthError']);
+/** True for {@link OAuthError} and its subclass `ConsentEndedError`. @group Errors */
+export const isOAuthError = /* @__PURE__ */ guard<OAuthError>(['OAuthError', 'ConsentEndedError']);
 /** True for {@link ConnectionError} and {@link TimeoutError}. @group Errors */
 export const isConnectionError = /* @__PURE__ */ guard<ConnectionError>(['ConnectionError', 'TimeoutError']);
 /** True for {@link TimeoutError}. @group Errors */

@@ -29,6 +29,7 @@ export { createAuthorizationRequest } from './auth/authorization-lazy.js';
 export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/callback.js';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization-checks.js';
 export { CustomerSession, type CustomerSessionOptions } from './customer-session.js';
+export type { CustomerConsent } from './auth/consent.js';
 export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/device-code.js';
 export {
   normaliseRegistration,
@@ -82,6 +83,7 @@ export {
   type Transfer,
   type TransferStatus,
 } from './resources/transfers.js';
+export { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './resources/transfer-status.js';
 export {
   BillerCategories,
   Billers,
@@ -147,3 +149,4 @@ export {
   type OAuthErrorCode,
   type ValidationIssue,
 } from './errors.js';
+export { ConsentEndedError, TransferPendingError, isConsentEndedError, isTransferPendingError } from './consent-errors.js';

@@ -1,4 +1,7 @@
+import { ConsentEndedError } from '../consent-errors.js';
 import { OAuthError } from '../errors.js';
+import { grantedScopes } from './consent.js';
+import { endedElsewhere, endedHere, endsTokens, notifyEnded } from './consent-ending.js';
 import type { CustomerTokenState } from './customer-tokens.js';
 import { isFresh, type TokenSet } from './token-store.js';
 
@@ -9,6 +12,7 @@ import { isFresh, type TokenSet } from './token-store.js';
 
 /** Each waiting call gets its own error object (the pipeline stamps the call's idempotency key on it). */
 function perCall(error: unknown): unknown {
+  if (error instanceof ConsentEndedError) return new ConsentEndedError(error.errorDescription, error.scopes, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
   if (error instanceof OAuthError) {
     return new OAuthError(error.error, error.errorDescription, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
   }
@@ -44,6 +48,7 @@ export async function customerRefreshNow(s: CustomerTokenState): Promise<TokenSe
 
 async function accessToken(s: CustomerTokenState): Promise<string> {
   assertUsable(s);
+  await checkEndedElsewhere(s);
   const tokens = s.tokens;
   const now = s.ctx.now();
   if (isFresh(tokens, now)) return tokens.access_token;
@@ -72,7 +77,10 @@ function refresh(s: CustomerTokenState): Promise<TokenSet> {
     } catch (error) {
       // The identity host refused the grant: never replay it (a rotated refresh token would
       // only turn into invalid_grant). Network failures are not sticky.
-      if (generation === s.generation && error instanceof OAuthError) s.failure = error;
+      if (generation === s.generation && error instanceof OAuthError) {
+        s.failure = error.error === 'invalid_grant' ? ended(s, endedHere(error, s.tokens)) : error;
+        throw s.failure;
+      }
       throw error;
     }
     // The caller replaced the tokens meanwhile: the rotated set still wins unless the caller's is
@@ -88,4 +96,23 @@ function refresh(s: CustomerTokenState): Promise<TokenSet> {
   });
   s.flight = flight;
   return flight;
+}
+
+/** Ends the session's consent (once: the first ending wins) and tells the app. */
+function ended(s: CustomerTokenState, error: ConsentEndedError): ConsentEndedError {
+  if (s.failure instanceof ConsentEndedError) return s.failure;
+  s.failure = error;
+  notifyEnded(s.onConsentEnded, error);
+  return error;
+}
+
+/** With a fleet: ends the session when another process stored the ending of the consent it holds. */
+async function checkEndedElsewhere(s: CustomerTokenState): Promise<void> {
+  const read = s.ctx.endedElsewhere;
+  if (!read) return;
+  const { generation, tokens } = s;
+  const ending = await read();
+  if (ending === undefined || s.invalid || !(await endsTokens(ending, tokens, s.since))) return;
+  if (generation !== s.generation) return; // new tokens arrived meanwhile
+  throw ended(s, endedElsewhere(grantedScopes(tokens) ?? ending.scopes));
 }

@@ -1,8 +1,11 @@
 import type { BearerSource } from '../core/attempts.js';
+import type { ConsentEndedError } from '../consent-errors.js';
 import { type OAuthError, ValidationError, type ValidationIssue } from '../errors.js';
 import { onDemand } from '../on-demand-loader.js';
 import { rememberToken } from '../core/redact.js';
 import { isFresh, type TokenSet, type TokenSetInput } from './token-store.js';
+import { type CustomerConsent, grantedScopes } from './consent.js';
+import type { ConsentEnding } from './consent-ending.js';
 
 /**
  * Options of `ob.forCustomer`.
@@ -22,6 +25,14 @@ export interface CustomerSessionOptions {
    * set (and `onTokens` fires only in the process that refreshed). Without a fleet it has no effect.
    */
   id?: string;
+  /**
+   * Called once when the customer's consent ends: a refresh answered `invalid_grant` (revoked,
+   * expired, a rotated refresh token replayed), here or, with a fleet, in another process holding
+   * a session with the same `id`. Every call of the session then rejects with the
+   * `ConsentEndedError` it receives, without a request, until `setTokens`. Store that the customer
+   * must consent again, for `error.scopes`. Not awaited; what it throws is ignored.
+   */
+  onConsentEnded?: (error: ConsentEndedError) => void | Promise<void>;
 }
 
 /** What a customer's tokens need from their client. */
@@ -32,6 +43,8 @@ export interface CustomerTokensContext {
   now(): number;
   /** With a fleet and a session `id`: the refresh shared by every process (see `sharedCustomerRefresh`). */
   shared?: ((current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>) => Promise<{ tokens: TokenSet; refreshed: boolean }>) | undefined;
+  /** With a fleet and a session `id`: the ending another process stored for the `id`, read before each call. */
+  endedElsewhere?: (() => Promise<ConsentEnding | undefined>) | undefined;
 }
 
 function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; issues: ValidationIssue[] } {
@@ -49,9 +62,12 @@ function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens
   if (expiresAt === undefined && expiresIn !== undefined) expiresAt = Math.floor(nowMs / 1000) + expiresIn;
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) add('tokens.expires_at', 'is required (Unix seconds), or expires_in for a set received just now', 'missing');
   if (options !== undefined) {
-    if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens, id }');
+    if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens, onConsentEnded, id }');
     else if ((options as CustomerSessionOptions).onTokens !== undefined && typeof (options as CustomerSessionOptions).onTokens !== 'function') {
       add('options.onTokens', 'must be a function');
+    }
+    if ((options as CustomerSessionOptions).onConsentEnded !== undefined && typeof (options as CustomerSessionOptions).onConsentEnded !== 'function') {
+      add('options.onConsentEnded', 'must be a function');
     }
     const id = (options as CustomerSessionOptions | null)?.id;
     if (id !== undefined && (typeof id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(id))) add('options.id', 'must be 1 to 200 visible ASCII characters (no spaces)', 'invalid_format');
@@ -77,13 +93,16 @@ export interface CustomerTokenState {
   tokens: TokenSet;
   /** Set when the tokens given were bad: every call rejects with it. */
   invalid: ValidationError | undefined;
-  /** Set when the identity host refused the refresh grant: never replayed. */
+  /** Set when the identity host refused the refresh grant: never replayed (a `ConsentEndedError` for `invalid_grant`). */
   failure: OAuthError | undefined;
   /** The refresh in flight, shared by every call waiting for it. */
   flight: Promise<TokenSet> | undefined;
   /** Bumped whenever the caller replaces the tokens, so a late refresh answer cannot overwrite them. */
   generation: number;
+  /** When the caller gave the session its tokens (ms, the client's clock): an ending another process stored later ends them. */
+  since: number;
   readonly onTokens: CustomerSessionOptions['onTokens'];
+  readonly onConsentEnded: CustomerSessionOptions['onConsentEnded'];
   readonly ctx: CustomerTokensContext;
 }
 
@@ -99,7 +118,8 @@ export class CustomerTokens {
   readonly bearer: BearerSource = {
     token: () => {
       const s = this.#state;
-      if (!s.invalid && !s.failure && isFresh(s.tokens, s.ctx.now())) return Promise.resolve(s.tokens.access_token);
+      // With a fleet and an id, each call first reads whether another process saw the consent end.
+      if (!s.invalid && !s.failure && !s.ctx.endedElsewhere && isFresh(s.tokens, s.ctx.now())) return Promise.resolve(s.tokens.access_token);
       return onDemand.load().then((parts) => parts.customerAccessToken(s));
     },
     renew: (rejected) => onDemand.load().then((parts) => parts.customerRenew(this.#state, rejected)),
@@ -107,12 +127,19 @@ export class CustomerTokens {
 
   constructor(ctx: CustomerTokensContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
     const onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
-    this.#state = { ctx, onTokens, ...checked(tokens, options, ctx.now()), failure: undefined, flight: undefined, generation: 0 };
+    const onConsentEnded = typeof options?.onConsentEnded === 'function' ? options.onConsentEnded : undefined;
+    this.#state = { ctx, onTokens, onConsentEnded, ...checked(tokens, options, ctx.now()), failure: undefined, flight: undefined, generation: 0, since: ctx.now() };
   }
 
   /** The current token set (a copy): the one given, or the latest refreshed one. */
   get tokens(): TokenSet {
     return { ...this.#state.tokens };
+  }
+
+  /** Where the customer's consent stands: `ended` once a refresh was answered `invalid_grant`, until `setTokens`. */
+  get consent(): CustomerConsent {
+    const s = this.#state;
+    return { state: s.failure?.name === 'ConsentEndedError' ? 'ended' : 'active', scopes: grantedScopes(s.tokens), accessExpiresAt: s.tokens?.expires_at };
   }
 
   /**
@@ -144,5 +171,6 @@ export class CustomerTokens {
     s.failure = undefined;
     s.flight = undefined;
     s.generation++;
+    s.since = s.ctx.now();
   }
 }
