@@ -1,7 +1,9 @@
 import { inspect } from 'node:util';
 import { delay } from 'msw';
-import { afterAll, describe, expect, it } from 'vitest';
-import { OpenBanking, type Logger, isOpenBankingError } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { OpenBanking, isOpenBankingError } from '../src/index.js';
+import { validCard } from './support/cards.js';
+import { capturingLogger, sweep } from './support/leaks.js';
 import { AUTH, BASE, http, HttpResponse, useMsw } from './support/msw.js';
 
 // Unique values that must never appear in anything the SDK prints or throws.
@@ -17,16 +19,9 @@ const S = {
 const SENTINELS = Object.values(S);
 
 const server = useMsw();
-const printed: string[] = [];
+const { logger, lines: printed } = capturingLogger();
 const thrown: unknown[] = [];
 let scenarios = 0;
-
-const logger: Logger = {
-  debug: (m, d) => printed.push(m, inspect(d, { depth: 10 }), JSON.stringify(d)),
-  info: (m, d) => printed.push(m, inspect(d, { depth: 10 }), JSON.stringify(d)),
-  warn: (m, d) => printed.push(m, inspect(d, { depth: 10 }), JSON.stringify(d)),
-  error: (m, d) => printed.push(m, inspect(d, { depth: 10 }), JSON.stringify(d)),
-};
 
 function client(overrides: Record<string, unknown> = {}) {
   return new OpenBanking({
@@ -41,13 +36,7 @@ function client(overrides: Record<string, unknown> = {}) {
   });
 }
 
-const body = () => ({
-  account_number: '0123456789',
-  card_holder_name: 'Ada Obi',
-  card_status: 'ACTIVE' as const,
-  card_default_pin: S.pin,
-  card_expiry: { month: '09', year: '2029' },
-});
+const body = () => validCard({ card_default_pin: S.pin });
 
 const cardEnvelope = (data: Record<string, unknown> = {}) => ({
   status: '00',
@@ -58,18 +47,6 @@ const cardEnvelope = (data: Record<string, unknown> = {}) => ({
 const tokenOk = http.post(`${AUTH}/oauth2/token`, () =>
   HttpResponse.json({ access_token: S.token, token_type: 'Bearer', expires_in: 3600, scope: 'cards.create', refresh_token: S.refresh }),
 );
-
-/** Everything a person could see of an error: message, stack, JSON, inspect, and the cause chain. */
-function surfaces(error: unknown): string[] {
-  const out: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
-    const e = current as Error & { toJSON?: () => unknown };
-    out.push(String(e.message), String(e.stack), JSON.stringify(e), inspect(e, { depth: 10, showHidden: true }));
-    current = e.cause;
-  }
-  return out;
-}
 
 async function scenario(name: string, handlers: Parameters<typeof server.use>, run: () => Promise<unknown>) {
   server.use(...handlers);
@@ -132,11 +109,8 @@ describe('no secret reaches a log line or an error', () => {
     } catch (error) {
       thrown.push(error);
     }
-  });
 
-  afterAll(() => {
-    const haystack = [...printed, ...thrown.flatMap(surfaces)].join('\n');
-    const leaks = SENTINELS.filter((s) => haystack.includes(s));
+    const leaks = sweep(printed, thrown, SENTINELS, []);
     console.log(`secrets: scenarios ${scenarios}, errors inspected ${thrown.length}, log lines ${printed.length}, sentinel leaks ${leaks.length}`);
     expect(leaks).toEqual([]);
     expect(thrown.length).toBeGreaterThan(20);
