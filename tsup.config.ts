@@ -7,6 +7,7 @@ export default defineConfig({
     testing: 'src/testing.ts',
     node: 'src/node.ts',
     redis: 'src/redis.ts',
+    schemas: 'src/schemas.ts',
     // The `openbanking-ng-sandbox` command (package.json "bin").
     'bin/openbanking-ng-sandbox': 'src/bin/openbanking-ng-sandbox.ts',
   },

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const entries = Object.keys(pkg.exports)
-  .filter((key) => key !== './package.json')
+  .filter((key) => key !== './package.json' && !key.endsWith('.json'))
   .map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`));
 // Named exports each entry must provide, checked in both module systems.
 const expected = {
@@ -17,6 +17,7 @@ const expected = {
   [`${pkg.name}/testing`]: ['createSandbox', 'startSandboxServer', 'sandboxHandlers', 'createManualClock', 'SANDBOX_DEFAULT_URLS'],
   [`${pkg.name}/node`]: ['tripleDesCipher'],
   [`${pkg.name}/redis`]: ['redisFleet', 'MemoryFleetStore'],
+  [`${pkg.name}/schemas`]: ['operations'],
 };
 const CARD = { account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } };
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -45,6 +46,24 @@ if (!(failure instanceof ${main}.CipherError)) throw new Error('tripleDesCipher 
   writeFileSync(join(work, 'cjs.cjs'), `${cjs}\n(async () => {\n${ciphers(`require('${pkg.name}')`, `require('${pkg.name}/node')`)}\nconst { OpenBanking } = require('${pkg.name}');\nnew OpenBanking({ clientId: 'a', clientSecret: 'b' });\nconsole.log('cjs ok: ${entries.join(', ')}');\n})().catch((e) => { console.error(e); process.exit(1); });\n`);
   process.stdout.write(run('node', ['esm.mjs'], work));
   process.stdout.write(run('node', ['cjs.cjs'], work));
+
+  // The API description: openapi.json as JSON (import attributes and require), the very document
+  // committed, and the schemas entry validating a card body.
+  writeFileSync(
+    join(work, 'api-description.mjs'),
+    `import doc from '${pkg.name}/openapi.json' with { type: 'json' };
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { operations } from '${pkg.name}/schemas';
+const required = createRequire(import.meta.url)('${pkg.name}/openapi.json');
+const committed = readFileSync(${JSON.stringify(join(root, 'openapi.json'))}, 'utf8');
+if (JSON.stringify(doc) !== JSON.stringify(JSON.parse(committed)) || JSON.stringify(required) !== JSON.stringify(doc)) throw new Error('the packed openapi.json is not the committed one');
+if (doc.openapi !== '3.1.0' || Object.keys(operations).length !== Object.keys(doc.paths).flatMap((p) => Object.keys(doc.paths[p])).length) throw new Error('openapi.json and openbanking-ng/schemas disagree');
+if (!operations['cards.create'].body.safeParse(${JSON.stringify(CARD)}).success) throw new Error('openbanking-ng/schemas refused a valid card');
+console.log('api description ok: openapi.json imported as JSON and required, as committed; openbanking-ng/schemas checks a card body');
+`,
+  );
+  process.stdout.write(run('node', ['api-description.mjs'], work));
 
   // Importing the main entry loads neither zod, ky, uuid nor oauth4webapi: they load with the first
   // call that needs them (docs/performance.md). A resolve hook records every module reached.

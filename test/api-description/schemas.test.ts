@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { SCOPES } from '../../src/index.js';
+import { operations } from '../../src/schemas.js';
+import { buildDocument } from '../../scripts/openapi/document.mjs';
+
+// DESIGN "The API described": `openbanking-ng/schemas` and the committed openapi.json.
+
+const root = new URL('../../', import.meta.url);
+const committed = JSON.parse(readFileSync(new URL('openapi.json', root), 'utf8')) as {
+  servers: { url: string }[];
+  paths: Record<string, Record<string, { operationId: string; security: { oauth2: string[] }[]; responses: Record<string, unknown>; 'x-openbanking-unofficial'?: boolean }>>;
+  components: { securitySchemes: { oauth2: { flows: Record<string, { scopes: Record<string, string> }>; 'x-device-authorization-url'?: string } } };
+};
+const version = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { version: string }).version;
+
+/** The rows of docs/operations.md: name, method, path and scopes as the page shows them. */
+function pageRows() {
+  const page = readFileSync(new URL('docs/operations.md', root), 'utf8');
+  return [...page.matchAll(/^\| `([\w.]+)\(.*?\)` \| `(\w+) (\S+?)[` ].*?\| .*? \| (.*?) \| /gm)].map((m) => ({
+    name: m[1]!,
+    method: m[2]!,
+    path: m[3]!,
+    scopes: [...m[4]!.matchAll(/`([^`]+)`/g)].map((s) => s[1]!),
+  }));
+}
+
+describe('openbanking-ng/schemas', () => {
+  it('has all 26 typed operations, each with the method, path and scopes of docs/operations.md', () => {
+    const rows = pageRows();
+    expect(rows).toHaveLength(26);
+    expect(Object.keys(operations).sort()).toEqual(rows.map((r) => r.name).sort());
+    for (const row of rows) {
+      const op = operations[row.name as keyof typeof operations];
+      expect({ method: op.method, path: op.path, scopes: [...op.scopes] }, row.name).toEqual({ method: row.method, path: row.path, scopes: row.scopes });
+    }
+  });
+
+  it('every schema converts with z.toJSONSchema, input and output, with no unrepresentable part', () => {
+    let converted = 0;
+    for (const [name, op] of Object.entries(operations)) {
+      for (const part of ['params', 'query', 'body', 'response'] as const) {
+        const schema = (op as unknown as Record<string, z.ZodMiniType | undefined>)[part];
+        if (!schema) continue;
+        for (const io of ['input', 'output'] as const) {
+          expect(() => z.toJSONSchema(schema, { io, unrepresentable: 'throw' }), `${name} ${part} ${io}`).not.toThrow();
+          converted++;
+        }
+      }
+    }
+    expect(converted).toBeGreaterThan(26 * 2);
+  });
+
+  it('the schemas are the ones the client runs on: a form checks a card body as the client would', () => {
+    const good = { account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } };
+    expect(operations['cards.create'].body.safeParse(good).success).toBe(true);
+    const bad = operations['cards.create'].body.safeParse({ ...good, card_expiry: { month: '13', year: '2029' } });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues.map((i) => i.path.join('.'))).toEqual(['card_expiry.month']);
+    expect(operations['accounts.transactions.list'].params?.safeParse({ account_number: '..' }).success).toBe(false);
+  });
+});
+
+describe('openapi.json', () => {
+  it('is what a fresh generation from the declarations gives (run `npm run build` and commit it otherwise)', () => {
+    expect(buildDocument({ operations, scopes: SCOPES, version })).toEqual(committed);
+  });
+
+  it('is valid OpenAPI 3.1 for an independent validator', async () => {
+    const result = await new Validator().validate(structuredClone(committed));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('names every operation once, with its scopes, the envelope and the error bodies; marks the unofficial one; offers every scope of the spec', () => {
+    const ops = Object.values(committed.paths).flatMap((item) => Object.values(item));
+    expect(ops.map((o) => o.operationId).sort()).toEqual(Object.keys(operations).sort());
+    for (const op of ops) {
+      expect(op.security).toEqual([{ oauth2: [...operations[op.operationId as keyof typeof operations].scopes] }]);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '404', '429', '500']));
+    }
+    expect(ops.filter((o) => o['x-openbanking-unofficial']).map((o) => o.operationId)).toEqual(['transfers.create']);
+    expect(committed.paths['/cards']!.post!.responses).toHaveProperty('201');
+    const { flows } = committed.components.securitySchemes.oauth2;
+    expect(Object.keys(flows).sort()).toEqual(['authorizationCode', 'clientCredentials']);
+    for (const flow of Object.values(flows)) expect(Object.keys(flow.scopes).sort()).toEqual([...SCOPES].sort());
+    expect(committed.components.securitySchemes.oauth2['x-device-authorization-url']).toMatch(/\/oauth2\/device\/code$/);
+    expect(committed.servers.map((s) => s.url)).toEqual(['https://api-sandbox.sparkle.fyi/openapi/v1', 'https://{gateway}/openapi/v1']);
+  });
+});
