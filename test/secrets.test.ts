@@ -1,7 +1,9 @@
 import { inspect } from 'node:util';
 import { delay } from 'msw';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OpenBanking, type Logger, isOpenBankingError } from '../src/index.js';
+import { type ClientEventName, OpenBanking, type Logger, isOpenBankingError } from '../src/index.js';
+import { instrument } from '../src/otel.js';
+import { telemetry, useAsyncContext } from './observability/support.js';
 import { AUTH, BASE, http, HttpResponse, useMsw } from './support/msw.js';
 
 // Unique values that must never appear in anything the SDK prints or throws.
@@ -28,7 +30,25 @@ const logger: Logger = {
   error: (m, d) => printed.push(m, inspect(d, { depth: 10 }), JSON.stringify(d)),
 };
 
+// Every event payload, span attribute, span event and metric attribute goes into the haystack too.
+useAsyncContext();
+const otel = telemetry();
+const EVENTS: ClientEventName[] = ['callStart', 'request', 'response', 'retry', 'rateLimitWait', 'token', 'callEnd'];
+let events = 0;
+
 function client(overrides: Record<string, unknown> = {}) {
+  const ob = plainClient(overrides);
+  for (const name of EVENTS) {
+    ob.on(name, (event) => {
+      events++;
+      printed.push(inspect(event, { depth: 10 }), JSON.stringify(event));
+    });
+  }
+  instrument(ob, { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider, propagate: true });
+  return ob;
+}
+
+function plainClient(overrides: Record<string, unknown> = {}) {
   return new OpenBanking({
     clientId: 'client-1',
     clientSecret: S.secret,
@@ -134,11 +154,19 @@ describe('no secret reaches a log line or an error', () => {
     }
   });
 
-  afterAll(() => {
-    const haystack = [...printed, ...thrown.flatMap(surfaces)].join('\n');
+  afterAll(async () => {
+    const spans = otel.finished().map((span) => JSON.stringify({ name: span.name, attributes: span.attributes, events: span.events.map((e) => [e.name, e.attributes]), status: span.status }));
+    const metrics = (await otel.allMetrics()).flatMap((m) => m.dataPoints.map((p) => JSON.stringify([m.descriptor.name, p.attributes])));
+    const haystack = [...printed, ...thrown.flatMap(surfaces), ...spans, ...metrics].join('\n');
     const leaks = SENTINELS.filter((s) => haystack.includes(s));
-    console.log(`secrets: scenarios ${scenarios}, errors inspected ${thrown.length}, log lines ${printed.length}, sentinel leaks ${leaks.length}`);
+    console.log(
+      `secrets: scenarios ${scenarios}, errors inspected ${thrown.length}, log lines and event payloads ${printed.length} (events ${events}), spans ${spans.length}, metric points ${metrics.length}, sentinel leaks ${leaks.length}`,
+    );
     expect(leaks).toEqual([]);
     expect(thrown.length).toBeGreaterThan(20);
+    expect(events).toBeGreaterThan(100);
+    expect(spans.length).toBeGreaterThan(50);
+    expect(metrics.length).toBeGreaterThan(5);
+    await otel.shutdown();
   });
 });
