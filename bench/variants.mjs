@@ -153,6 +153,28 @@ async function kyLeanVariant(origin) {
   };
 }
 
+/**
+ * ky driven the way the SDK drives it now: one instance with the SDK's retry options (POST retried,
+ * 408/429/5xx, attempt timeouts, ky waiting 0 as the SDK's own sleep does here), a per-attempt
+ * timeout, redirects refused, the body read as text: the SDK minus its own steps (validation,
+ * token cache, hooks, envelope, errors).
+ */
+async function kySameVariant(origin) {
+  const { ky, token } = await kyWithToken(origin);
+  const api = ky.create({
+    redirect: 'manual',
+    timeout: 30_000,
+    retry: { limit: MAX_RETRIES, methods: ['get', 'post', 'put', 'patch', 'delete'], statusCodes: [408, 429, 500, 502, 503, 504], afterStatusCodes: [], retryOnTimeout: true, delay: () => 0 },
+  });
+  const url = origin + CARDS_PATH;
+  return async (seq) => {
+    const headers = headersFor(token);
+    const body = JSON.stringify(cardBody(seq));
+    const response = await api(url, { method: 'POST', headers, body });
+    return JSON.parse(await response.text()).data;
+  };
+}
+
 /** The SDK as users get it: the built package, `ob.cards.create(body)`. */
 const sdkVariant = (specifier) => async (origin) => {
   const { OpenBanking } = await import(specifier);
@@ -199,7 +221,8 @@ export const VARIANTS = {
   'fetch-timeout': { label: 'raw fetch + attempt timeout', setup: fetchTimeoutVariant, extra: true },
   ky: { label: 'ky alone (its defaults)', setup: kyVariant },
   'ky-body': { label: 'ky, body and signal given to ky', setup: kyBodyVariant },
-  'ky-lean': { label: 'ky, body and signal at fetch', setup: kyLeanVariant },
+  'ky-lean': { label: 'ky, body and signal at fetch', setup: kyLeanVariant, extra: true },
+  'ky-same': { label: 'ky with the SDK\'s options', setup: kySameVariant },
   sdk: { label: 'openbanking-ng cards.create', setup: sdkVariant('openbanking-ng') },
   'sdk-otel': { label: 'openbanking-ng cards.create, instrument(ob), no-op exporters', setup: sdkOtelVariant },
 };

@@ -1,9 +1,7 @@
 import { OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
 
 // Reading the authorization callback, and the three helpers it shares with the authorization step
-// (authorization-checks.ts). Apart from the step's other checks, because the main entry exports
-// `parseAuthorizationCallback`: a code-splitting bundler puts whatever the main entry reaches on
-// the first call's path, and the authorization step's checks are not needed there.
+// (authorization-checks.ts).
 
 /**
  * Options of {@link parseAuthorizationCallback}.

@@ -41,7 +41,10 @@ async function identityFetch(ctx: GrantContext, url: string, init: RequestInit):
     refuseRedirect: (response) => new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) }),
   };
   const headers = Object.fromEntries(new Headers(init.headers).entries());
-  return (await send(url, ex, { headers, body: init.body ?? undefined, throwHttpErrors: false })).response;
+  const { response, text } = await send(url, ex, { headers, body: init.body ?? undefined, throwHttpErrors: false });
+  // oauth4webapi reads the answer itself: the body read (and capped) by the SDK, handed back.
+  const empty = text === '' && [204, 205, 304].includes(response.status);
+  return new Response(empty ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /**

@@ -1,4 +1,4 @@
-import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHook, isForceRetryError, isHTTPError, type NormalizedOptions, TimeoutError as KyTimeoutError } from 'ky';
+import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHook, isForceRetryError, isHTTPError, type NormalizedOptions } from 'ky';
 import { OpenBankingError } from '../errors/base.js';
 import { AbortError, ResponseTooLargeError } from '../errors/local.js';
 import type { LeveledLogger } from './logger.js';
@@ -115,7 +115,7 @@ const waitForBudget: BeforeRequestHook = async (_request, options) => {
   if (waited) ex.observe?.rateLimitWait(waited, !!limiter.shared);
 };
 
-/** beforeRequest: the attempt's number and start, which the body read's deadline counts from; its `request` event. */
+/** beforeRequest: the attempt's number and start, for the debug log; its `request` event. */
 const startAttempt: BeforeRequestHook = (request, options) => {
   const ex = exchangeOf(options);
   ex.attempt = (ex.attempt ?? 0) + 1;
@@ -124,26 +124,25 @@ const startAttempt: BeforeRequestHook = (request, options) => {
 };
 
 /**
- * afterResponse: a redirect refused, then the body read to the end, at most `maxResponseBytes`
- * and within what is left of the attempt's timeout (ky's `timeout` ends when the headers arrive).
- * The hook reads ky's copy of the response; later steps read the text from the exchange, and the
- * response ky goes on with keeps its own body for a caller who wants it (`withResponse()`).
+ * ky's `fetch`: the request sent, then its answer read whole within the same attempt, so that
+ * ky's `timeout` covers the body too and a body cut off half-way fails the attempt like any
+ * network failure (retried). A redirect is refused (nothing goes to its `Location`); the body is
+ * read up to `maxResponseBytes`. The text stays on the exchange; ky goes on with the status and
+ * headers.
  */
-const readCapped: AfterResponseHook = async (request, options, response) => {
-  const ex = exchangeOf(options);
-  // Cancellations are not awaited: the response is a tee branch of ky's, which settles only when both are cancelled.
+async function fetchAndRead(ex: Exchange, request: Request, init: RequestInit | undefined): Promise<Response> {
+  const response = await (ex.fetch ?? globalThis.fetch)(request, init);
   if (isRedirect(response)) {
     void response.body?.cancel().catch(() => undefined);
     logAttempt(ex, request, response.status);
     ex.observe?.response(response, redactHeaders);
     throw ex.refuseRedirect(response);
   }
-  const left = ex.timeout > MAX_TIMER_MS ? undefined : Math.max(0, (ex.started ?? ex.now()) + ex.timeout - ex.now());
-  const text = await readText(response, ex.maxResponseBytes, left, request);
-  ex.text = text;
+  ex.text = await readText(response, ex.maxResponseBytes);
   logAttempt(ex, request, response.status);
   ex.observe?.response(response, redactHeaders);
-};
+  return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
 
 /**
  * afterResponse: a 401 drops the token and retries once with a new one (`ky.retry`), unless a
@@ -228,7 +227,7 @@ export const http = ky.create({
   },
   hooks: {
     beforeRequest: [bearer, waitForBudget, startAttempt],
-    afterResponse: [readCapped, renewOn401],
+    afterResponse: [renewOn401],
     beforeRetry: [waitBeforeRetry],
   },
 });
@@ -246,8 +245,7 @@ export async function send(url: string, ex: Exchange, init: { headers: Record<st
     signal: ex.signal,
     timeout: ex.timeout > MAX_TIMER_MS ? false : ex.timeout,
     throwHttpErrors: init.throwHttpErrors ?? true,
-    // Read per request, so that interceptors such as msw apply.
-    fetch: (input, options) => (ex.fetch ?? globalThis.fetch)(input, options),
+    fetch: (input, options) => fetchAndRead(ex, input as Request, options),
     context: { exchange: ex },
     retry: { limit: ex.maxRetries + (ex.bearer ? 1 : 0), shouldRetry: ({ error, retryCount }) => shouldRetry(ex, error, retryCount) },
   });
@@ -298,10 +296,9 @@ function untilAborted<T>(promise: Promise<T>, ex: Exchange): Promise<T> {
 /**
  * Reads a body as UTF-8 text, chunk by chunk, and stops at `limit` bytes: past it the stream is
  * cancelled and the read rejects with {@link ResponseTooLargeError}; nothing past the limit is
- * kept. A declared `content-length` over the limit is refused before a byte is read. After
- * `deadline` ms the read stops with ky's `TimeoutError` (retried as an attempt timeout).
+ * kept. A declared `content-length` over the limit is refused before a byte is read.
  */
-async function readText(response: Response, limit: number, deadline: number | undefined, request: Request): Promise<string> {
+async function readText(response: Response, limit: number): Promise<string> {
   const body = response.body;
   if (!body) return '';
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
@@ -310,31 +307,18 @@ async function readText(response: Response, limit: number, deadline: number | un
     throw new ResponseTooLargeError(response.status, limit);
   }
   const reader = body.getReader();
-  let timedOut = false;
-  const timer = deadline === undefined ? undefined : setTimeout(() => {
-    timedOut = true;
-    reader.cancel().catch(() => undefined);
-  }, deadline);
   const decoder = new TextDecoder();
   let size = 0;
   let text = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (timedOut) throw new KyTimeoutError(request);
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        void reader.cancel().catch(() => undefined);
-        throw new ResponseTooLargeError(response.status, limit);
-      }
-      text += decoder.decode(value, { stream: true });
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      void reader.cancel().catch(() => undefined);
+      throw new ResponseTooLargeError(response.status, limit);
     }
-  } catch (error) {
-    if (timedOut) throw new KyTimeoutError(request);
-    throw error;
-  } finally {
-    clearTimeout(timer);
+    text += decoder.decode(value, { stream: true });
   }
   return text + decoder.decode();
 }

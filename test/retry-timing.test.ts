@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { RenewalBackoff } from '../src/core/renewal-backoff.js';
+import { backoffDelay, parseRetryAfterMs, RETRY_STATUSES } from '../src/core/retry-timing.js';
+
+// The timing the SDK hands to ky's retry (DESIGN "defaults", "what is retried", "401 renewal").
+
+describe('backoff before a retry', () => {
+  it('is 500 ms × 2^n capped at 8 s, minus up to 25 % jitter', () => {
+    expect([0, 1, 2, 3, 4, 5, 9].map((n) => backoffDelay(n, () => 0))).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
+    expect([0, 1, 4].map((n) => backoffDelay(n, () => 1))).toEqual([375, 750, 6000]);
+    for (let i = 0; i < 100; i++) {
+      const d = backoffDelay(2);
+      expect(d).toBeGreaterThanOrEqual(1500);
+      expect(d).toBeLessThanOrEqual(2000);
+    }
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date against the given clock', () => {
+    const now = Date.UTC(2030, 0, 1);
+    expect(parseRetryAfterMs('2', now)).toBe(2000);
+    expect(parseRetryAfterMs(' 1.5 ', now)).toBe(1500);
+    expect(parseRetryAfterMs(new Date(now + 7000).toUTCString(), now)).toBe(7000);
+    expect(parseRetryAfterMs(new Date(now - 7000).toUTCString(), now)).toBe(0);
+    expect(parseRetryAfterMs(null, now)).toBeUndefined();
+    expect(parseRetryAfterMs('soon', now)).toBeUndefined();
+  });
+
+  it('retries 408, 429 and every 5xx, and nothing else', () => {
+    expect(RETRY_STATUSES).toEqual(expect.arrayContaining([408, 429, 500, 503, 599]));
+    for (const status of [400, 401, 403, 404, 409, 413, 422, 499, 600]) expect(RETRY_STATUSES).not.toContain(status);
+  });
+});
+
+describe('401 renewal backoff', () => {
+  it('renews freely until a fresh token is refused, then waits 30 s doubling to 5 min, and resets on success', () => {
+    let now = 0;
+    const backoff = new RenewalBackoff(() => now);
+    expect(backoff.tryRenew()).toBe(true);
+    expect(backoff.tryRenew()).toBe(true);
+    backoff.freshRefused('t1');
+    backoff.freshRefused('t1'); // calls that shared one renewal count its refusal once
+    expect(backoff.wait).toBe(30_000);
+    expect(backoff.tryRenew()).toBe(false);
+    now += 30_000;
+    expect(backoff.tryRenew()).toBe(true);
+    for (const [token, wait] of [['t2', 60_000], ['t3', 120_000], ['t4', 240_000], ['t5', 300_000], ['t6', 300_000]] as const) {
+      backoff.freshRefused(token);
+      expect(backoff.wait).toBe(wait);
+    }
+    backoff.succeeded();
+    expect(backoff.wait).toBe(0);
+    expect(backoff.tryRenew()).toBe(true);
+  });
+});
