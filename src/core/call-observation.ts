@@ -4,10 +4,9 @@ import type { AttemptObserver, HttpMethod } from './http.js';
 import type { Lazy } from './lazy.js';
 import type { CallChannelContext, TracingChannel } from './tracing-channel.js';
 
-// Loaded with the first watched call. It imports nothing the call path's chunks would have to
-// split for (uuid, the header redaction and the request layer are handed in), so those chunks stay as they are.
-
-// What one observed call emits, from its start to its end; built only when somebody watches.
+// What one watched call emits, from its start to its end. Loaded with the first watched call; it
+// imports only types, so the call path's chunks stay as they are (uuid, the header redaction and
+// the request layer are handed in).
 
 /** The SDK's header redaction (`redactHeaders`), handed in by the attempt's hook. */
 export type HeaderRedaction = (headers: Headers) => Record<string, string>;

@@ -7,6 +7,7 @@ import type { LeveledLogger } from './logger.js';
 export interface CallStartEvent {
   /** The typed name (`'cards.create'`, `'accounts.transactions.list'`), or `'request'` for `ob.request`. */
   operation: string;
+  /** The HTTP method. */
   method: HttpMethod;
   /** The path as OPERATIONS.md writes it (`/accounts/{account_number}/transactions`), never with a customer's values. */
   urlTemplate: string;
@@ -18,13 +19,17 @@ export interface CallStartEvent {
 
 /** Each attempt, just before it is sent. @group Observability */
 export interface RequestEvent {
+  /** The typed name (`'cards.create'`), or `'request'` for `ob.request`. */
   operation: string;
+  /** The HTTP method. */
   method: HttpMethod;
   /** The full URL of the attempt, query included. */
   url: string;
+  /** The path as OPERATIONS.md writes it, never with a customer's values. */
   urlTemplate: string;
   /** Counts from 1. */
   attempt: number;
+  /** The key every attempt of the call carries. */
   idempotencyKey: string;
   /** The attempt's headers; `authorization` and `signature` read `[redacted]`. */
   headers: Record<string, string>;
@@ -32,10 +37,15 @@ export interface RequestEvent {
 
 /** Each attempt's answer, whatever its status (an attempt without an answer has none). @group Observability */
 export interface ResponseEvent {
+  /** The typed name (`'cards.create'`), or `'request'` for `ob.request`. */
   operation: string;
+  /** The HTTP method. */
   method: HttpMethod;
+  /** The path as OPERATIONS.md writes it, never with a customer's values. */
   urlTemplate: string;
+  /** Counts from 1. */
   attempt: number;
+  /** The key every attempt of the call carries. */
   idempotencyKey: string;
   /** The HTTP status. */
   status: number;
@@ -50,6 +60,7 @@ export type RetryReason = 'status' | 'network' | 'timeout' | 'unauthorized';
 
 /** An attempt failed and another follows. @group Observability */
 export interface RetryEvent {
+  /** The typed name (`'cards.create'`), or `'request'` for `ob.request`. */
   operation: string;
   /** The attempt that failed. */
   attempt: number;
@@ -59,13 +70,17 @@ export interface RetryEvent {
   reason: RetryReason;
   /** The status of the failed attempt, when it had an answer. */
   status?: number;
+  /** The key every attempt of the call carries. */
   idempotencyKey: string;
 }
 
 /** The client-side rate limiter held a call back. @group Observability */
 export interface RateLimitWaitEvent {
+  /** The typed name (`'cards.create'`), or `'request'` for `ob.request`. */
   operation: string;
+  /** The key every attempt of the call carries. */
   idempotencyKey: string;
+  /** How long the call was held back, in milliseconds. */
   waitMs: number;
   /** The budget is the fleet's (shared through its store). */
   shared: boolean;
@@ -76,10 +91,13 @@ export type TokenGrant = 'client_credentials' | 'refresh_token' | 'authorization
 
 /** One grant request to the identity host. @group Observability */
 export interface TokenEvent {
+  /** The grant requested. */
   grant: TokenGrant;
   /** The scopes asked for, else those granted, else `[]`. */
   scopes: string[];
+  /** How long it took, in milliseconds. */
   durationMs: number;
+  /** It succeeded. */
   ok: boolean;
   /** Why it failed (an `OAuthError`, `ConnectionError`, …). */
   error?: Error;
@@ -87,11 +105,15 @@ export interface TokenEvent {
 
 /** Once per logical call, when it settles. @group Observability */
 export interface CallEndEvent {
+  /** The typed name (`'cards.create'`), or `'request'` for `ob.request`. */
   operation: string;
+  /** The key every attempt of the call carries. */
   idempotencyKey: string;
+  /** How long it took, in milliseconds. */
   durationMs: number;
   /** Attempts sent: 0 for a call refused before sending. */
   attempts: number;
+  /** It succeeded. */
   ok: boolean;
   /** What the call rejected with. */
   error?: Error;
@@ -99,12 +121,19 @@ export interface CallEndEvent {
 
 /** Every event of `ob.on`, by name. @group Observability */
 export interface ClientEvents {
+  /** Once per logical call, before anything else. */
   callStart: CallStartEvent;
+  /** Each attempt, just before it is sent. */
   request: RequestEvent;
+  /** Each attempt's answer, any status. */
   response: ResponseEvent;
+  /** An attempt failed and another follows. */
   retry: RetryEvent;
+  /** The rate limiter held a call back. */
   rateLimitWait: RateLimitWaitEvent;
+  /** One grant request to the identity host. */
   token: TokenEvent;
+  /** Once per logical call, when it settles. */
   callEnd: CallEndEvent;
 }
 
