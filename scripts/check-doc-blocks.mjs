@@ -131,6 +131,7 @@ writeFileSync(
         'openbanking-ng/testing': [rel('src/testing.ts')],
         'openbanking-ng/node': [rel('src/node.ts')],
         'openbanking-ng/redis': [rel('src/redis.ts')],
+        'openbanking-ng/otel': [rel('src/otel.ts')],
         '*': [rel('node_modules/*')],
       },
     },
