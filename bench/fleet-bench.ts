@@ -33,8 +33,7 @@ async function main(): Promise<void> {
         const t0 = Date.now();
         const now = () => t0 + (Date.now() - t0) * FACTOR;
         const server = await startSandboxServer({ environment: 'production', rateLimits: true, now, clients, cipher: aesGcmCipher(SECRET) });
-        const startAt = Date.now() + 1_500;
-        const runs = await runWorkers(4, () => base(server, { calls: 25, startAt, clock: { t0, factor: FACTOR }, rateLimit: true, environment: 'production' }), 120_000);
+        const runs = await runWorkers(4, () => base(server, { calls: 25, clock: { t0, factor: FACTOR }, rateLimit: true, environment: 'production' }), 120_000);
         const arrivals = server.requests.list({ path: '/openapi/v1/cards', method: 'POST' });
         const first = arrivals[0]!.at;
         const last = Math.max(...runs.flatMap((r) => (r.result?.finished as number[]) ?? []));
@@ -53,8 +52,7 @@ async function main(): Promise<void> {
       // 2. Tokens.
       {
         n++;
-        const startAt = Date.now() + 1_500;
-        const runs = await runWorkers(8, () => base(server, { calls: 1, alsoList: true, startAt }));
+        const runs = await runWorkers(8, () => base(server, { calls: 1, alsoList: true }));
         out.tokens = { processes: 8, scopeSets: 2, tokenRequests: server.requests.count({ path: '/oauth2/token', method: 'POST' }), failedProcesses: runs.filter((r) => (r.result?.errors as unknown[])?.length !== 0).length };
       }
       // 3. Customer refresh.
@@ -63,8 +61,7 @@ async function main(): Promise<void> {
         server.reset();
         const issued = server.issueTokens({ clientId: 'bench-app', scope: ['customers.readonly'], kind: 'customer' });
         const tokens = { ...issued, expires_at: Math.floor(Date.now() / 1000) - 10 };
-        const startAt = Date.now() + 1_500;
-        const runs = await runWorkers(8, () => base(server, { task: 'refresh', startAt, tokens, customerId: 'customer-42' }));
+        const runs = await runWorkers(8, () => base(server, { task: 'refresh', tokens, customerId: 'customer-42' }));
         const grants = server.requests.list({ path: '/oauth/token', method: 'POST' });
         out.customerRefresh = {
           processes: 8,

@@ -1,6 +1,6 @@
 // The `npm start` demo: a local sandbox, an application registered, a client built from the
-// registration, a card created, then a customer's consent, their accounts and a transfer with its
-// status. No credentials, no network beyond 127.0.0.1.
+// registration, a card created, then a customer's consent, their accounts and a transfer waited on
+// until it settles. No credentials, no network beyond 127.0.0.1.
 // Secrets stay masked: the client secret, the PIN, the CVV2, the card number and the tokens.
 import { OpenBanking } from 'openbanking-ng';
 import { createAuthorizationRequest, parseAuthorizationCallback } from 'openbanking-ng/pkce';
@@ -86,11 +86,11 @@ try {
   });
   const batch = transfer.batch_reference ?? '';
   line(`8. Transfer of NGN 5,000 sent: batch ${batch}`);
-  for (let read = 1; read <= 3; read++) {
-    const { status } = await customer.transfers.retrieve(batch);
-    line(`   status read ${read}: ${status}`);
-    if (status === 'SUCCESSFUL') break;
-  }
+  // Money moves asynchronously: waitForCompletion polls the status (1 s, then 2 s, 4 s, ... apart)
+  // until it is final. The sandbox's transfers read PENDING once, then SUCCESSFUL.
+  const final = await customer.transfers.waitForCompletion(batch, { timeout: 30_000 });
+  const reads = sandbox.requests.list({ path: `/openapi/v1/transactions/${batch}` }).length;
+  line(`   settled with waitForCompletion: ${final.status} (${final.status_message}) after ${reads} status reads`);
   line();
   line('What went over the wire:');
   for (const r of sandbox.requests.list()) line(`   ${r.method.padEnd(4)} ${r.path.padEnd(44)} → ${r.status}`);

@@ -1,4 +1,4 @@
-// Transfers: name enquiry, a transfer with a safe retry, and its status moving to SUCCESSFUL.
+// Transfers: name enquiry, a transfer with a safe retry, and waiting for it to settle.
 //
 //   node examples/transfers.mjs
 import { randomUUID } from 'node:crypto';
@@ -22,11 +22,11 @@ try {
   const again = await customer.transfers.create(body, order);
   console.log(`Transfer ${transfer.batch_reference} (retry answered ${again.batch_reference}); performed ${sandbox.payments().length} time(s)`);
 
-  for (let read = 1; read <= 3; read++) {
-    const { status, status_message } = await customer.transfers.retrieve(batch);
-    console.log(`Status ${read}: ${status} (${status_message})`);
-    if (status === 'SUCCESSFUL') break;
-  }
+  // It settles asynchronously: poll its status with backoff until it is final (never re-send it).
+  const first = await customer.transfers.retrieve(batch);
+  console.log(`Status now: ${first.status} (${first.status_message})`);
+  const final = await customer.transfers.waitForCompletion(batch, { timeout: 30_000 });
+  console.log(`Settled: ${final.status} (${final.status_message})`);
 } finally {
   await sandbox.close();
 }

@@ -28,6 +28,7 @@ const EXAMPLES = [
   { file: 'examples/errors-and-retries.mjs' },
   { file: 'examples/testing-your-app.test.mjs', args: ['--test', '--test-reporter=spec'] },
   { file: 'examples/transfers.mjs' },
+  { file: 'examples/consent-lifecycle.mjs' },
   { file: 'examples/bills.mjs' },
   { file: 'examples/disputes.mjs' },
   { file: 'examples/direct-debits.mjs' },

@@ -206,9 +206,10 @@ export class OpenBanking extends Namespaces {
     const id = typeof options?.id === 'string' ? options.id : undefined;
     const shared: SharedCustomerRefresh | undefined =
       fleet && id !== undefined ? (current, grant) => fleet.parts().then((parts) => parts.customerRefresh(id, fleetLockTtl)(current, grant)) : undefined;
-    const customerTokens = new CustomerTokens({ refresh: (refreshToken) => this.auth.refresh(refreshToken), now: () => now(), shared }, tokens, options);
+    const endedElsewhere = fleet && id !== undefined ? () => fleet.parts().then((parts) => parts.customerConsentEnding(id)) : undefined;
+    const customerTokens = new CustomerTokens({ refresh: (refreshToken) => this.auth.refresh(refreshToken), now: () => now(), shared, endedElsewhere }, tokens, options);
     return new CustomerSession({
-      runner: runnerFor(state, customerTokens.bearer),
+      runner: runnerFor(state, customerTokens.bearer, () => customerTokens.consent.scopes),
       tokens: customerTokens,
       send: (params, callOptions, bearer) => send(state, params, callOptions, bearer),
       clientBearer: (params) => clientBearer(state, requestScopes(params)),
@@ -228,9 +229,11 @@ export class OpenBanking extends Namespaces {
 }
 
 /** The operation runner of the client (`customer` undefined) or of a customer session. */
-function runnerFor(state: ClientState, customer: BearerSource | undefined): OperationRunner {
+function runnerFor(state: ClientState, customer: BearerSource | undefined, granted?: () => readonly string[] | undefined): OperationRunner {
   const overrides = state.config.operationScopes;
   return new OperationRunner({
+    granted,
+    clock: { now: state.config.now, sleep: state.config.sleep },
     transport: state.transport,
     endpoints: state.config.endpoints,
     scopes: (op) => overrides[op.name] ?? OPERATION_SCOPES[op.name as OperationName],

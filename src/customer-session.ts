@@ -1,3 +1,4 @@
+import type { CustomerConsent } from './auth/consent.js';
 import type { CustomerSessionOptions, CustomerTokens } from './auth/customer-tokens.js';
 import type { TokenSet, TokenSetInput } from './auth/token-store.js';
 import type { APIPromise } from './core/api-promise.js';
@@ -28,11 +29,16 @@ export interface SessionLink {
  * - Any number of concurrent calls share **one** refresh request; `onTokens` is awaited with
  *   the new set before they go on. A rotated refresh token replaces the old one; when the server
  *   does not rotate, the old one is kept.
- * - A refresh the identity host refuses (`OAuthError`, e.g. `invalid_grant`) rejects every
- *   waiting call with that error and is **never retried**: every later call rejects with it too
- *   until {@link CustomerSession.setTokens} gives the session new tokens (e.g. reloaded from your
- *   store, after another process refreshed them). A refresh that failed to reach the identity
- *   host (`ConnectionError`) rejects the waiting calls; the next call tries once more.
+ * - A refresh answered `invalid_grant` ends the customer's consent: `onConsentEnded` fires once,
+ *   and every waiting and later call rejects with `ConsentEndedError` (its `scopes` are what to
+ *   ask the customer for again) without a request, until {@link CustomerSession.setTokens}. With
+ *   a fleet, sessions with the same `id` in other processes end too, without a refresh request.
+ *   Any other refusal (`OAuthError`) rejects the same way and is never retried either. A refresh
+ *   that failed to reach the identity host (`ConnectionError`) rejects the waiting calls; the
+ *   next call tries once more.
+ * - A typed operation whose scopes (after `operationScopes`) the token set's `scope` does not
+ *   grant rejects before sending with `ValidationError` (`scope_not_granted`); a set without
+ *   `scope` is not checked.
  * - Without a refresh token the session uses the access token until it expires, then rejects
  *   with `OAuthError('no_refresh_token')`.
  *
@@ -68,8 +74,18 @@ export class CustomerSession extends Namespaces {
   }
 
   /**
+   * Where the customer's consent stands: `state` (`'active'`, or `'ended'` once a refresh was
+   * answered `invalid_grant`, until `setTokens`), the granted `scopes` (undefined when the token
+   * set carries no `scope`) and `accessExpiresAt` (Unix seconds).
+   */
+  get consent(): CustomerConsent {
+    return this.#link.tokens.consent;
+  }
+
+  /**
    * Replaces the session's tokens, e.g. with a set another process refreshed and stored. Ends a
-   * failed state, and wins over a refresh still in flight (its late answer is dropped).
+   * failed or ended state (a later ending fires `onConsentEnded` again), and wins over a refresh
+   * still in flight (its late answer is dropped).
    * Bad tokens make every later call reject with `ValidationError`.
    */
   setTokens(tokens: TokenSetInput): void {

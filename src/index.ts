@@ -43,6 +43,7 @@ export { createAuthorizationRequest } from './auth/auth.js';
 export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/callback.js';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization-checks.js';
 export { CustomerSession, type CustomerSessionOptions } from './customer-session.js';
+export type { CustomerConsent } from './auth/consent.js';
 export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/device-code.js';
 export {
   normaliseRegistration,
@@ -96,6 +97,7 @@ export {
   type Transfer,
   type TransferStatus,
 } from './resources/transfers.js';
+export { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './resources/transfer-status.js';
 export {
   BillerCategories,
   Billers,
@@ -161,3 +163,4 @@ export {
   type OAuthErrorCode,
   type ValidationIssue,
 } from './errors/index.js';
+export { ConsentEndedError, TransferPendingError, isConsentEndedError, isTransferPendingError } from './errors/index.js';

@@ -11,7 +11,8 @@ export { sandboxHandlers, type MswModule, type SandboxHandlersOptions } from './
 export { SANDBOX_DEFAULT_URLS, type SandboxClientInit, type SandboxOptions } from './testing/options.js';
 export type { SandboxClient } from './testing/clients.js';
 export type { StoredCard } from './testing/card-store.js';
-export type { SandboxPayment } from './testing/payments.js';
+export type { SandboxPayment, TransferSettlement } from './testing/payments.js';
+export type { SandboxConsentControls } from './testing/consent-controls.js';
 export type { FaultHandle, FaultRule, SandboxFault, SandboxFaults } from './testing/faults.js';
 export type { RequestFilter, SandboxRequestRecord, SandboxRequests } from './testing/requests.js';
 export { createManualClock, type ManualClock } from './testing/clock.js';

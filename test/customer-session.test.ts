@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, ConnectionError, OAuthError, ValidationError, type TokenSet } from '../src/index.js';
 import { AUTH, BASE, http, HttpResponse, type Recorded, testClient, tokenHandler, useMsw } from './support/msw.js';
 
@@ -183,8 +183,9 @@ describe('ob.forCustomer', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const persisted: TokenSet[] = [];
+    const refreshes: Recorded[] = [];
     server.use(
-      refreshEndpoint([], async () => {
+      refreshEndpoint(refreshes, async () => {
         await gate;
         return HttpResponse.json({ access_token: 'late-access', token_type: 'Bearer', expires_in: 3600, refresh_token: 'late-refresh' });
       }),
@@ -192,7 +193,8 @@ describe('ob.forCustomer', () => {
     const { ob } = testClient();
     const customer = ob.forCustomer(expired(0), { onTokens: (t) => void persisted.push(t) });
     const refreshing = customer.refresh();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The refresh is at the identity host, its answer held there.
+    await vi.waitFor(() => expect(refreshes).toHaveLength(1), { timeout: 5_000, interval: 5 });
     customer.setTokens(fresh(9));
     release();
     await refreshing;

@@ -9,13 +9,14 @@ import { aesCbcCipher, aesGcmCipher, OpenBanking, plaintextCipher, type FieldCip
 import { tripleDesCipher } from '../src/node.js';
 import { parseAuthorizationCallback } from '../src/pkce.js';
 import { createManualClock, createSandbox } from '../src/testing.js';
+import { validCard } from './support/cards.js';
 
 const root = resolve(import.meta.dirname, '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 /** The guide, with every run of white space as one space (claims wrap across lines). */
 const flat = (file: string) => read(file).replace(/\s+/g, ' ');
 const claim = (file: string, sentence: string) => expect(flat(file), `${file} no longer says: ${sentence}`).toContain(sentence);
-const CARD = { account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } } as const;
+const CARD = validCard();
 const app = { clientId: 'guide-app', clientSecret: 'guide-secret' };
 const catchError = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { delay } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   AbortError,
   ApiError,
@@ -227,7 +227,9 @@ describe('retries', () => {
     const { ob } = testClient();
     const controller = new AbortController();
     const pending = ob.cards.create(validCard(), { signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    // Abort once the request is at the server (its answer held there).
+    await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 5_000, interval: 5 });
+    controller.abort();
     await expect(pending).rejects.toBeInstanceOf(AbortError);
     expect(seen).toHaveLength(1);
   });

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { aesGcmCipher, MemoryTokenStore, OpenBanking } from '../src/index.js';
-import { AUTH, BASE, http, HttpResponse, useMsw } from './support/msw.js';
+import { AUTH, BASE, http, HttpResponse, useMsw, validCard } from './support/msw.js';
 
 // Unique values that must never show when anything reachable from a client is printed.
 const S = {
@@ -87,7 +87,7 @@ describe('printing (DESIGN.md "printing")', () => {
     const errors: unknown[] = [];
     // A call that fetched (and cached) a token, then was refused: the client holds a token now.
     await ob.cards
-      .create({ account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: S.pin, card_expiry: { month: '09', year: '2029' } })
+      .create(validCard({ card_default_pin: S.pin }))
       .catch((e: unknown) => errors.push(e));
     const session = ob.forCustomer({ access_token: S.customerToken, token_type: 'Bearer', expires_in: 3600, refresh_token: S.refresh });
     await session.accounts.list().catch((e: unknown) => errors.push(e));

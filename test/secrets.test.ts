@@ -1,9 +1,11 @@
 import { inspect } from 'node:util';
 import { delay } from 'msw';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type ClientEventName, OpenBanking, type Logger, isOpenBankingError } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { type ClientEventName, OpenBanking, isOpenBankingError } from '../src/index.js';
 import { instrument } from '../src/otel.js';
 import { telemetry, useAsyncContext } from './observability/support.js';
+import { validCard } from './support/cards.js';
+import { capturingLogger, sweep } from './support/leaks.js';
 import { AUTH, BASE, http, HttpResponse, useMsw } from './support/msw.js';
 
 // Unique values that must never appear in anything the SDK prints or throws.
@@ -19,16 +21,9 @@ const S = {
 const SENTINELS = Object.values(S);
 
 const server = useMsw();
-const printed: string[] = [];
+const { logger, lines: printed } = capturingLogger();
 const thrown: unknown[] = [];
 let scenarios = 0;
-
-const logger: Logger = {
-  debug: (m, d) => printed.push(m, inspect(d, { depth: 10 }), JSON.stringify(d)),
-  info: (m, d) => printed.push(m, inspect(d, { depth: 10 }), JSON.stringify(d)),
-  warn: (m, d) => printed.push(m, inspect(d, { depth: 10 }), JSON.stringify(d)),
-  error: (m, d) => printed.push(m, inspect(d, { depth: 10 }), JSON.stringify(d)),
-};
 
 // Every event payload, span attribute, span event and metric attribute goes into the haystack too.
 useAsyncContext();
@@ -41,7 +36,7 @@ function client(overrides: Record<string, unknown> = {}) {
   for (const name of EVENTS) {
     ob.on(name, (event) => {
       events++;
-      printed.push(inspect(event, { depth: 10 }), JSON.stringify(event));
+      printed.push(inspect(event, { depth: 50 }), JSON.stringify(event));
     });
   }
   instrument(ob, { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider, propagate: true });
@@ -61,13 +56,7 @@ function plainClient(overrides: Record<string, unknown> = {}) {
   });
 }
 
-const body = () => ({
-  account_number: '0123456789',
-  card_holder_name: 'Ada Obi',
-  card_status: 'ACTIVE' as const,
-  card_default_pin: S.pin,
-  card_expiry: { month: '09', year: '2029' },
-});
+const body = () => validCard({ card_default_pin: S.pin });
 
 const cardEnvelope = (data: Record<string, unknown> = {}) => ({
   status: '00',
@@ -78,18 +67,6 @@ const cardEnvelope = (data: Record<string, unknown> = {}) => ({
 const tokenOk = http.post(`${AUTH}/oauth2/token`, () =>
   HttpResponse.json({ access_token: S.token, token_type: 'Bearer', expires_in: 3600, scope: 'cards.create', refresh_token: S.refresh }),
 );
-
-/** Everything a person could see of an error: message, stack, JSON, inspect, and the cause chain. */
-function surfaces(error: unknown): string[] {
-  const out: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
-    const e = current as Error & { toJSON?: () => unknown };
-    out.push(String(e.message), String(e.stack), JSON.stringify(e), inspect(e, { depth: 10, showHidden: true }));
-    current = e.cause;
-  }
-  return out;
-}
 
 async function scenario(name: string, handlers: Parameters<typeof server.use>, run: () => Promise<unknown>) {
   server.use(...handlers);
@@ -152,13 +129,10 @@ describe('no secret reaches a log line or an error', () => {
     } catch (error) {
       thrown.push(error);
     }
-  });
 
-  afterAll(async () => {
     const spans = otel.finished().map((span) => JSON.stringify({ name: span.name, attributes: span.attributes, events: span.events.map((e) => [e.name, e.attributes]), status: span.status }));
     const metrics = (await otel.allMetrics()).flatMap((m) => m.dataPoints.map((p) => JSON.stringify([m.descriptor.name, p.attributes])));
-    const haystack = [...printed, ...thrown.flatMap(surfaces), ...spans, ...metrics].join('\n');
-    const leaks = SENTINELS.filter((s) => haystack.includes(s));
+    const leaks = sweep([...printed, ...spans, ...metrics], thrown, SENTINELS, []);
     console.log(
       `secrets: scenarios ${scenarios}, errors inspected ${thrown.length}, log lines and event payloads ${printed.length} (events ${events}), spans ${spans.length}, metric points ${metrics.length}, sentinel leaks ${leaks.length}`,
     );

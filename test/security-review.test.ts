@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { type ApiError, ConnectionError, isApiError, type Logger, OpenBanking, ResponseValidationError, type TokenSet, ValidationError } from '../src/index.js';
-import { AUTH, BASE, http, HttpResponse, useMsw } from './support/msw.js';
+import { type ApiError, ConnectionError, isApiError, OpenBanking, ResponseValidationError, type TokenSet, ValidationError } from '../src/index.js';
+import { capturingLogger, surfaces } from './support/leaks.js';
+import { AUTH, BASE, http, HttpResponse, useMsw, validCard } from './support/msw.js';
 
 // The second security review: redaction by name pattern and known values, depth, exact ids,
 // `..;` segments, grant causes, response headers, and a rotated token set that must not be lost.
@@ -9,13 +10,6 @@ import { AUTH, BASE, http, HttpResponse, useMsw } from './support/msw.js';
 const SECRET = 'sec_REVIEW_client_secret_41c2';
 const server = useMsw();
 
-/** Every log line, printed the ways a logger would print it. */
-function recorder() {
-  const lines: string[] = [];
-  const keep = (m: string, d?: object) => void lines.push(m, inspect(d, { depth: 50 }), JSON.stringify(d) ?? '');
-  const logger: Logger = { debug: keep, info: keep, warn: keep, error: keep };
-  return { logger, text: () => lines.join('\n') };
-}
 
 function client(extra: Partial<ConstructorParameters<typeof OpenBanking>[0]> = {}) {
   return new OpenBanking({ clientId: 'review', clientSecret: SECRET, baseUrl: BASE, authUrl: AUTH, sleep: async () => undefined, logLevel: 'off', ...extra });
@@ -24,10 +18,7 @@ function client(extra: Partial<ConstructorParameters<typeof OpenBanking>[0]> = {
 const tokenOk = http.post(`${AUTH}/oauth2/token`, () => HttpResponse.json({ access_token: 'tok_REVIEW_access_9d1e', token_type: 'Bearer', expires_in: 3600, scope: 'x' }));
 
 /** Everything a user could print of an error. */
-const printed = (error: unknown) => {
-  const e = error as ApiError & { cause?: unknown };
-  return [String(e), e.message, inspect(e, { depth: 50, showHidden: true }), JSON.stringify(e), e.rawBody, JSON.stringify(e.data), inspect(e.cause, { depth: 50 })].join('\n');
-};
+const printed = (error: unknown) => surfaces(error).join('\n');
 
 describe('3. secrets by name pattern, declared secretFields and known values: never in logs or errors', () => {
   const values = {
@@ -52,7 +43,7 @@ describe('3. secrets by name pattern, declared secretFields and known values: ne
         return HttpResponse.json({ status: '01', message: `refused transaction_pin=${String(sent.transaction_pin)} memo_x=${String(sent.memo_x)}`, data: { echo: sent, deep: { memo_x: sent.memo_x } } }, { status: 400 });
       }),
     );
-    const { logger, text } = recorder();
+    const { logger, text } = capturingLogger();
     const ob = client({ logger, logLevel: 'debug' });
     const error = await ob.request({ method: 'POST', path: '/transfers', body: values, secretFields: ['memo_x'] }).catch((e: unknown) => e);
     expect(isApiError(error)).toBe(true);
@@ -63,7 +54,7 @@ describe('3. secrets by name pattern, declared secretFields and known values: ne
 
   it('the client secret and tokens are masked wherever a text quotes them, outside any named field', async () => {
     server.use(tokenOk, http.post(`${BASE}/cards`, () => HttpResponse.json({ status: '01', message: `bad signature for ${SECRET}; bearer tok_REVIEW_access_9d1e` }, { status: 400 })));
-    const { logger, text } = recorder();
+    const { logger, text } = capturingLogger();
     const ob = client({ logger, logLevel: 'debug' });
     const error = await ob.request({ method: 'POST', path: '/cards', body: {} }).catch((e: unknown) => e);
     const out = `${text()}\n${printed(error)}`;
@@ -173,7 +164,7 @@ describe('10. a grant cause that quotes the form body is masked', () => {
   });
 
   it('cards.create: its token request\'s cause is masked too', async () => {
-    const error = await client({ fetch: leaky() }).cards.create({ account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } }).catch((e: unknown) => e);
+    const error = await client({ fetch: leaky() }).cards.create(validCard()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(printed(error)).not.toContain(SECRET);
   });

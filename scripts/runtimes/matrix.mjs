@@ -6,12 +6,21 @@
 //   install fails the run with npm's error: nothing is skipped.
 // - In each runtime, probe.mjs imports the main entry and `/pkce`, registers an application and
 //   creates a card on the sandbox (served by `startSandboxServer` from the packed package, on this
+<<<<<<< HEAD
 //   Node, over 127.0.0.1), round-trips `aesGcmCipher` and `aesCbcCipher`, and builds an authorize URL.
 //   Then this script checks from Node: the card is in the sandbox, Node decrypts the runtime's
 //   ciphertexts, and the runtime's PKCE challenge is approved on the consent page and its verifier
 //   redeemed for a token.
 // - `/node` and `/otel` (one call recorded as spans with the OpenTelemetry SDK) run on every Node, Bun
 //   and Deno. `/redis` is tried on the same runtimes only when the
+=======
+//   Node, over 127.0.0.1), creates one more with `signatureEncoding: 'base64'`, round-trips
+//   `aesGcmCipher` and `aesCbcCipher`, and builds an authorize URL. Then this script checks from
+//   Node: the card is in the sandbox, node:crypto computes the base64 signature the runtime sent,
+//   Node decrypts the runtime's ciphertexts, and the runtime's PKCE challenge is approved on the
+//   consent page and its verifier redeemed for a token.
+// - `/node` runs on every Node, Bun and Deno. `/redis` is tried on the same runtimes only when the
+>>>>>>> pipeline
 //   packed package.json's exports map has `./redis` (the entry is not part of every release).
 //   A failure on a runtime listed in NODE_ENTRIES_ON fails the run; the others are reported.
 // - workerd runs through Miniflare (which needs Node 22+, so it runs on the Node 22 of the matrix);
@@ -128,6 +137,12 @@ async function crossCheck(result, server, sdk) {
     if (!server.cards({ clientId: artifacts.clientId }).some((stored) => stored.card.card_id === artifacts.cardId)) throw new Error('the sandbox holds no such card');
     return 'the sandbox holds the card';
   });
+  if (artifacts.base64Signature && artifacts.clientSecret) await add('signature base64 on Node', async () => {
+    const expected = createHash('sha256').update(`${artifacts.clientSecret};${artifacts.base64Key}`, 'utf8').digest('base64');
+    if (artifacts.base64Signature !== expected) throw new Error('the runtime sent another signature than node:crypto computes');
+    if (!server.cards({ clientId: artifacts.clientId }).some((stored) => stored.idempotencyKey === artifacts.base64Key)) throw new Error('the sandbox holds no card under that key');
+    return 'node:crypto computes the same base64 signature; the sandbox stored the card';
+  });
   for (const [name, cipher, value] of [['aesGcmCipher', sdk.main.aesGcmCipher, artifacts.aesGcm], ['aesCbcCipher', sdk.main.aesCbcCipher, artifacts.aesCbc], ['/node', sdk.node?.tripleDesCipher, artifacts.tripleDes]]) {
     if (value === undefined || !cipher) continue;
     await add(`${name} on Node`, async () => {
@@ -182,7 +197,8 @@ try {
 
   for (const rt of runtimes) {
     const t = performance.now();
-    const server = await startSandboxServer();
+    // Both encodings accepted: the probe signs in hex by default and in base64 on request.
+    const server = await startSandboxServer({ signatureEncodings: ['hex', 'base64'] });
     let checks;
     let reported = rt.version;
     try {

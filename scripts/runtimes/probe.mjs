@@ -1,7 +1,8 @@
 // What every runtime of the matrix runs, against the packed package installed beside it: the main
 // entry and `/pkce` only (fetch and Web Crypto), so the same file runs on Node, Bun, Deno and workerd.
 // The matrix (scripts/runtimes/matrix.mjs, on Node) checks the results a second time from its side:
-// the card in the sandbox, the ciphertexts decrypted by Node, the PKCE challenge redeemed for a token.
+// the card in the sandbox, the base64 signature recomputed with node:crypto, the ciphertexts
+// decrypted by Node, the PKCE challenge redeemed for a token.
 import { OpenBanking, aesCbcCipher, aesGcmCipher, isCipherError } from 'openbanking-ng';
 import { createAuthorizationRequest, parseAuthorizationCallback } from 'openbanking-ng/pkce';
 
@@ -59,6 +60,8 @@ export async function probe({ sandboxUrl }) {
   const checks = [];
   /** @type {Record<string, string>} */
   const artifacts = {};
+  /** @type {import('openbanking-ng').Registration | undefined} */
+  let registered;
 
   await check(checks, 'card', async () => {
     const registration = await OpenBanking.register({
@@ -77,7 +80,32 @@ export async function probe({ sandboxUrl }) {
     artifacts.cardId = card.card_id;
     const { cards } = await ob.cards.list();
     assert(cards.some((listed) => listed.card_id === card.card_id), 'cards.list does not show the new card');
+    registered = registration;
     return `register → fromRegistration → cards.create ${card.card_id} → cards.list`;
+  });
+
+  // The signature in base64: computed by this runtime (Web Crypto where node:crypto is not at
+  // hand), accepted by the sandbox on the first attempt; the matrix recomputes it on Node.
+  await check(checks, 'signature base64', async () => {
+    assert(registered !== undefined, 'no registration (see the card check)');
+    /** @type {Array<string | null>} */
+    const signatures = [];
+    /** @type {typeof fetch} */
+    const recording = (input, init) => {
+      const request = input instanceof Request ? input : new Request(input, init);
+      if (new URL(request.url).pathname.endsWith('/cards')) signatures.push(request.headers.get('signature'));
+      return fetch(input, init);
+    };
+    const ob = OpenBanking.fromRegistration(registered, { logLevel: 'off', signatureEncoding: 'base64', fetch: recording, maxRetries: 0 });
+    const key = 'runtime-matrix-base64';
+    const card = await ob.cards.create(CARD, { idempotencyKey: key });
+    assert(typeof card.card_id === 'string' && card.card_id.length > 0, 'the card has no card_id');
+    assert(signatures.length === 1, `${signatures.length} attempts instead of 1`);
+    const signature = signatures[0] ?? '';
+    assert(/^[A-Za-z0-9+/]{43}=$/.test(signature), 'the signature header is not the base64 of a SHA-256 digest');
+    artifacts.base64Key = key;
+    artifacts.base64Signature = signature;
+    return 'cards.create with signatureEncoding base64, accepted on the first attempt';
   });
 
   const secret = 'runtime-matrix-secret';

@@ -1,37 +1,18 @@
-import { OAuthError, type ValidationError } from '../errors/index.js';
+import { ConsentEndedError } from '../errors/index.js';
+import { OAuthError } from '../errors/index.js';
+import { grantedScopes } from './consent.js';
+import { endedElsewhere, endedHere, endsTokens, notifyEnded } from './consent-ending.js';
+import type { CustomerTokenState } from './customer-state.js';
 import { isFresh, type TokenSet } from './token-store.js';
 
-// A customer session's refresh: when a token has expired or is about to, the API refused it, the
-// caller asked for a refresh, or the session is in a failed state. The rules: refresh ahead of
-// expiry, one refresh for any number of concurrent calls, never a replayed refresh grant.
-
-/** What a customer's tokens need from their client. */
-export interface CustomerTokensContext {
-  /** The refresh grant (`ob.auth.refresh`). */
-  refresh(refreshToken: string): Promise<TokenSet>;
-  /** The client's clock in milliseconds. */
-  now(): number;
-  /** With a fleet and a session `id`: the refresh shared by every process (see `sharedCustomerRefresh`). */
-  shared?: ((current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>) => Promise<{ tokens: TokenSet; refreshed: boolean }>) | undefined;
-}
-
-/** What a session's tokens are at any moment: the refresh reads and writes it. */
-export interface CustomerTokenState {
-  tokens: TokenSet;
-  /** Set when the tokens given were bad: every call rejects with it. */
-  invalid: ValidationError | undefined;
-  /** Set when the identity host refused the refresh grant: never replayed. */
-  failure: OAuthError | undefined;
-  /** The refresh in flight, shared by every call waiting for it. */
-  flight: Promise<TokenSet> | undefined;
-  /** Bumped whenever the caller replaces the tokens, so a late refresh answer cannot overwrite them. */
-  generation: number;
-  readonly onTokens: ((tokens: TokenSet) => void | Promise<void>) | undefined;
-  readonly ctx: CustomerTokensContext;
-}
+// A customer session's refresh, loaded (customer-tokens.ts) when a session's token first
+// needs more than a look: it has expired or is about to, the API refused it, the caller asked for
+// a refresh, or the session is in a failed state. The rules: refresh ahead of expiry, one refresh
+// for any number of concurrent calls, never a replayed refresh grant.
 
 /** Each waiting call gets its own error object (the pipeline stamps the call's idempotency key on it). */
 function perCall(error: unknown): unknown {
+  if (error instanceof ConsentEndedError) return new ConsentEndedError(error.errorDescription, error.scopes, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
   if (error instanceof OAuthError) {
     return new OAuthError(error.error, error.errorDescription, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
   }
@@ -67,6 +48,7 @@ export async function customerRefreshNow(s: CustomerTokenState): Promise<TokenSe
 
 async function accessToken(s: CustomerTokenState): Promise<string> {
   assertUsable(s);
+  await checkEndedElsewhere(s);
   const tokens = s.tokens;
   const now = s.ctx.now();
   if (isFresh(tokens, now)) return tokens.access_token;
@@ -95,7 +77,10 @@ function refresh(s: CustomerTokenState): Promise<TokenSet> {
     } catch (error) {
       // The identity host refused the grant: never replay it (a rotated refresh token would
       // only turn into invalid_grant). Network failures are not sticky.
-      if (generation === s.generation && error instanceof OAuthError) s.failure = error;
+      if (generation === s.generation && error instanceof OAuthError) {
+        s.failure = error.error === 'invalid_grant' ? ended(s, endedHere(error, s.tokens)) : error;
+        throw s.failure;
+      }
       throw error;
     }
     // The caller replaced the tokens meanwhile: the rotated set still wins unless the caller's is
@@ -111,4 +96,23 @@ function refresh(s: CustomerTokenState): Promise<TokenSet> {
   });
   s.flight = flight;
   return flight;
+}
+
+/** Ends the session's consent (once: the first ending wins) and tells the app. */
+function ended(s: CustomerTokenState, error: ConsentEndedError): ConsentEndedError {
+  if (s.failure instanceof ConsentEndedError) return s.failure;
+  s.failure = error;
+  notifyEnded(s.onConsentEnded, error);
+  return error;
+}
+
+/** With a fleet: ends the session when another process stored the ending of the consent it holds. */
+async function checkEndedElsewhere(s: CustomerTokenState): Promise<void> {
+  const read = s.ctx.endedElsewhere;
+  if (!read) return;
+  const { generation, tokens } = s;
+  const ending = await read();
+  if (ending === undefined || s.invalid || !(await endsTokens(ending, tokens, s.since))) return;
+  if (generation !== s.generation) return; // new tokens arrived meanwhile
+  throw ended(s, endedElsewhere(grantedScopes(tokens) ?? ending.scopes));
 }

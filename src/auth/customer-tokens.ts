@@ -1,30 +1,14 @@
 import type { BearerSource } from '../core/http.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
-import { customerAccessToken, customerRefreshNow, customerRenew, type CustomerTokenState, type CustomerTokensContext } from './customer-refresh.js';
+import type { CustomerSessionOptions, CustomerTokensContext, CustomerTokenState } from './customer-state.js';
 import { rememberToken } from '../core/redact.js';
 import { isFresh, type TokenSet, type TokenSetInput } from './token-store.js';
 
-export type { CustomerTokensContext } from './customer-refresh.js';
+export type { CustomerSessionOptions, CustomerTokensContext, CustomerTokenState } from './customer-state.js';
 
-/**
- * Options of `ob.forCustomer`.
- * @group OAuth
- */
-export interface CustomerSessionOptions {
-  /**
-   * Called (and awaited) with every new token set after a successful refresh, before the calls
-   * waiting for it go on: persist it, since the identity host may have rotated the refresh
-   * token and the old one may no longer work. If it throws, the session keeps the new set and
-   * the waiting calls reject with that error.
-   */
-  onTokens?: (tokens: TokenSet) => void | Promise<void>;
-  /**
-   * Names the customer across a fleet (the client's `fleet` option): sessions with the same `id`
-   * in any process redeem a rotating refresh token once, under a lock; the others read the new
-   * set (and `onTokens` fires only in the process that refreshed). Without a fleet it has no effect.
-   */
-  id?: string;
-}
+/** A session's refresh, loaded when a token first needs more than a look. */
+const refresh = () => import('./customer-refresh.js');
+import { type CustomerConsent, grantedScopes } from './consent.js';
 
 function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
@@ -41,9 +25,12 @@ function checkTokens(tokens: unknown, options: unknown, nowMs: number): { tokens
   if (expiresAt === undefined && expiresIn !== undefined) expiresAt = Math.floor(nowMs / 1000) + expiresIn;
   if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) add('tokens.expires_at', 'is required (Unix seconds), or expires_in for a set received just now', 'missing');
   if (options !== undefined) {
-    if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens, id }');
+    if (typeof options !== 'object' || options === null) add('options', 'must be an object { onTokens, onConsentEnded, id }');
     else if ((options as CustomerSessionOptions).onTokens !== undefined && typeof (options as CustomerSessionOptions).onTokens !== 'function') {
       add('options.onTokens', 'must be a function');
+    }
+    if ((options as CustomerSessionOptions).onConsentEnded !== undefined && typeof (options as CustomerSessionOptions).onConsentEnded !== 'function') {
+      add('options.onConsentEnded', 'must be a function');
     }
     const id = (options as CustomerSessionOptions | null)?.id;
     if (id !== undefined && (typeof id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(id))) add('options.id', 'must be 1 to 200 visible ASCII characters (no spaces)', 'invalid_format');
@@ -72,20 +59,28 @@ export class CustomerTokens {
   readonly bearer: BearerSource = {
     token: () => {
       const s = this.#state;
-      if (!s.invalid && !s.failure && isFresh(s.tokens, s.ctx.now())) return Promise.resolve(s.tokens.access_token);
-      return customerAccessToken(s);
+      // With a fleet and an id, each call first reads whether another process saw the consent end.
+      if (!s.invalid && !s.failure && !s.ctx.endedElsewhere && isFresh(s.tokens, s.ctx.now())) return Promise.resolve(s.tokens.access_token);
+      return refresh().then((parts) => parts.customerAccessToken(s));
     },
-    renew: (rejected) => customerRenew(this.#state, rejected),
+    renew: (rejected) => refresh().then((parts) => parts.customerRenew(this.#state, rejected)),
   };
 
   constructor(ctx: CustomerTokensContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
     const onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
-    this.#state = { ctx, onTokens, ...checked(tokens, options, ctx.now()), failure: undefined, flight: undefined, generation: 0 };
+    const onConsentEnded = typeof options?.onConsentEnded === 'function' ? options.onConsentEnded : undefined;
+    this.#state = { ctx, onTokens, onConsentEnded, ...checked(tokens, options, ctx.now()), failure: undefined, flight: undefined, generation: 0, since: ctx.now() };
   }
 
   /** The current token set (a copy): the one given, or the latest refreshed one. */
   get tokens(): TokenSet {
     return { ...this.#state.tokens };
+  }
+
+  /** Where the customer's consent stands: `ended` once a refresh was answered `invalid_grant`, until `setTokens`. */
+  get consent(): CustomerConsent {
+    const s = this.#state;
+    return { state: s.failure?.name === 'ConsentEndedError' ? 'ended' : 'active', scopes: grantedScopes(s.tokens), accessExpiresAt: s.tokens?.expires_at };
   }
 
   /**
@@ -102,7 +97,7 @@ export class CustomerTokens {
    * is called as for an automatic refresh.
    */
   async refresh(): Promise<TokenSet> {
-    return customerRefreshNow(this.#state);
+    return (await refresh()).customerRefreshNow(this.#state);
   }
 
   /** A view for logs: expiry and scope, never a token. */
@@ -117,5 +112,6 @@ export class CustomerTokens {
     s.failure = undefined;
     s.flight = undefined;
     s.generation++;
+    s.since = s.ctx.now();
   }
 }

@@ -1,5 +1,7 @@
 import type { FleetParts } from '../fleet/handle.js';
-import { ConnectionError } from '../errors/index.js';
+import { ConnectionError, OAuthError } from '../errors/index.js';
+import { grantedScopes } from './consent.js';
+import { type ConsentEnding, endedElsewhere, endingOf, endsTokens, parseEnding } from './consent-ending.js';
 import { exclusive, FleetLink, type FleetLog, FleetUnavailable, pause } from '../fleet/link.js';
 import { type FleetStore, keyPart } from '../fleet/store.js';
 import { isFresh, type TokenSet, type TokenStore } from './token-store.js';
@@ -94,6 +96,7 @@ export interface SharedRefreshOutcome {
 export function sharedCustomerRefresh(link: FleetLink, id: string, lockTtlMs: number, now: () => number) {
   const key = link.key('customer', keyPart(id));
   const lockKey = `${key}:lock`;
+  const ending = sharedConsentEnding(link, id);
   const readShared = async () => parse(await link.open(key, await link.strictGet(key)));
   return async (current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>): Promise<SharedRefreshOutcome> => {
     const newer = (shared: TokenSet | undefined) => (shared && shared.access_token !== current.access_token && isFresh(shared, now()) ? shared : undefined);
@@ -109,7 +112,14 @@ export function sharedCustomerRefresh(link: FleetLink, id: string, lockTtlMs: nu
             if (ready) return { tokens: ready, refreshed: false };
             // The stored set holds the latest rotation when another process refreshed after this one did.
             const latest = shared && shared.refresh_token !== undefined && shared.expires_at >= current.expires_at ? shared : current;
-            const fresh = await grant(latest.refresh_token ?? current.refresh_token!);
+            // Another process saw this consent end: no refresh request of this one's.
+            const ended = await ending.read();
+            if (ended && (await endsTokens(ended, latest))) throw endedElsewhere(grantedScopes(current) ?? ended.scopes);
+            const fresh = await grant(latest.refresh_token ?? current.refresh_token!).catch(async (error: unknown) => {
+              // Told to the other processes before the lock frees, so none redeems the refused token again.
+              if (error instanceof OAuthError && error.error === 'invalid_grant') await ending.write(await endingOf(latest, now()));
+              throw error;
+            });
             const kept = { ...fresh, refresh_token: fresh.refresh_token ?? latest.refresh_token };
             await storeShared(link, key, kept);
             return { tokens: kept, refreshed: true };
@@ -138,6 +148,23 @@ export function sharedCustomerRefresh(link: FleetLink, id: string, lockTtlMs: nu
   };
 }
 
+/** How long a fleet remembers that a customer's consent ended: as long as it keeps the customer's tokens. */
+const ENDING_TTL_MS = SHARED_CUSTOMER_TTL_MS;
+
+/**
+ * The ended consent of the customer session `id` in the fleet's store (sealed, under
+ * `…:customer:<id>:ended`): written by the process whose refresh was answered `invalid_grant`,
+ * read by the others before their calls. A store that fails reads as no ending (the refresh
+ * itself stays behind the lock).
+ */
+export function sharedConsentEnding(link: FleetLink, id: string) {
+  const key = `${link.key('customer', keyPart(id))}:ended`;
+  return {
+    read: async (): Promise<ConsentEnding | undefined> => parseEnding(await link.open(key, await link.get(key))),
+    write: async (value: ConsentEnding): Promise<void> => link.set(key, await link.seal(key, JSON.stringify(value)), ENDING_TTL_MS).catch(() => undefined),
+  };
+}
+
 /** Stores the refreshed set for the other processes: a few tries, since they would redeem a spent refresh token without it. */
 async function storeShared(link: FleetLink, key: string, tokens: TokenSet): Promise<void> {
   const sealed = await link.seal(key, JSON.stringify(tokens));
@@ -163,5 +190,6 @@ export function connectFleet(store: FleetStore, options: { clientId: string; cli
     tokens: new FleetTokenStore(link, options.now),
     grantGuard: (lockTtlMs) => fleetGrantGuard(link, lockTtlMs),
     customerRefresh: (id, lockTtlMs) => sharedCustomerRefresh(link, id, lockTtlMs, options.now),
+    customerConsentEnding: (id) => sharedConsentEnding(link, id).read(),
   };
 }

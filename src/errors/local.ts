@@ -1,7 +1,10 @@
-import { guard, OpenBankingError, type ValidationIssue } from './base.js';
+import type * as z from 'zod/mini';
+import type * as S from '../schemas/transfers.js';
+import { guard, isOpenBankingError, OpenBankingError, type ValidationIssue } from './base.js';
 import { redactText } from '../core/redact.js';
 
-// Errors raised on the client's side: bad input, bad answers, the network, the caller's abort, ciphers.
+// Errors raised on the client's side: bad input, bad answers, the network, the caller's abort, ciphers,
+// and a wait for a transfer that ran out.
 
 /**
  * A request body, an option or a per-call option failed validation on the client. Nothing was
@@ -111,3 +114,35 @@ export const isAbortError = /* @__PURE__ */ guard<AbortError>(['AbortError']);
 export const isResponseTooLargeError = /* @__PURE__ */ guard<ResponseTooLargeError>(['ResponseTooLargeError']);
 /** True for {@link CipherError}. @group Errors */
 export const isCipherError = /* @__PURE__ */ guard<CipherError>(['CipherError']);
+
+/**
+ * What `transfers.retrieve` reads (`status` is open: `'SUCCESSFUL'`, `'PENDING'`, …).
+ * The same shape as `TransferStatus` from the transfers namespace.
+ */
+type TransferStatusRead = z.output<typeof S.transferStatusSchema>;
+
+/**
+ * `session.transfers.waitForCompletion` reached its `timeout` while the transfer still read as
+ * pending (or before a first read answered). The transfer was not sent again; it may still
+ * settle: read it later with `transfers.retrieve`.
+ * @group Errors
+ */
+export class TransferPendingError extends OpenBankingError {
+  /** Always `'TransferPendingError'`, also after minification. */
+  override name = 'TransferPendingError';
+  /** The batch reference waited for. */
+  readonly batchReference: string;
+  /** The last status read, or undefined when no read answered before the deadline. */
+  readonly lastStatus: TransferStatusRead | undefined;
+
+  constructor(batchReference: string, lastStatus: TransferStatusRead | undefined, timeout: number) {
+    super(
+      `The transfer ${batchReference} was still ${lastStatus ? `${String(lastStatus.status)} at the last read` : 'unread'} when the wait ended after ${timeout} ms; it was not sent again, read it later with transfers.retrieve`,
+    );
+    this.batchReference = batchReference;
+    this.lastStatus = lastStatus;
+  }
+}
+
+/** True for {@link TransferPendingError}, even one thrown by another copy of the package. @group Errors */
+export const isTransferPendingError = (value: unknown): value is TransferPendingError => isOpenBankingError(value) && value.name === 'TransferPendingError';

@@ -1,6 +1,6 @@
-import { guard, OpenBankingError } from './base.js';
+import { guard, isOpenBankingError, OpenBankingError } from './base.js';
 
-// Errors of the identity host: the OAuth error codes of the spec.
+// Errors of the identity host: the OAuth error codes of the spec, and a customer's consent that ended.
 
 /** OAuth error codes of the spec, plus `state_mismatch` for a callback whose state differs. @group Errors */
 export type OAuthErrorCode =
@@ -35,5 +35,43 @@ export class OAuthError extends OpenBankingError {
   }
 }
 
-/** True for {@link OAuthError}. @group Errors */
-export const isOAuthError = /* @__PURE__ */ guard<OAuthError>(['OAuthError']);
+/** True for {@link OAuthError} and its subclass `ConsentEndedError`. @group Errors */
+export const isOAuthError = /* @__PURE__ */ guard<OAuthError>(['OAuthError', 'ConsentEndedError']);
+
+/**
+ * The customer's consent has ended: a refresh of the session's tokens was answered `invalid_grant`
+ * (the consent was revoked or expired, or a rotated refresh token was replayed), here or, with a
+ * fleet, in another process holding a session with the same `id`. Every call of the session
+ * rejects with it, without a request, until `session.setTokens(newTokens)`; `onConsentEnded`
+ * fired once when it ended. Send the customer back through consent for {@link scopes}.
+ *
+ * @example
+ * ```ts
+ * import { isConsentEndedError, OPERATION_SCOPES } from 'openbanking-ng';
+ * declare const session: import('openbanking-ng').CustomerSession;
+ * try {
+ *   await session.accounts.list();
+ * } catch (error) {
+ *   if (isConsentEndedError(error)) {
+ *     const scope = error.scopes ?? [...OPERATION_SCOPES['accounts.list']];
+ *     // start a new authorization request with `scope`
+ *   }
+ * }
+ * ```
+ * @group Errors
+ */
+export class ConsentEndedError extends OAuthError {
+  /** Always `'ConsentEndedError'`, also after minification. */
+  override name = 'ConsentEndedError';
+  /** The scopes of the token set that ended: what to ask the customer for again. Undefined when the set carried no `scope`. */
+  readonly scopes: string[] | undefined;
+
+  constructor(errorDescription: string | undefined, scopes: readonly string[] | undefined, options?: { status?: number; cause?: unknown }) {
+    super('invalid_grant', errorDescription, options);
+    this.scopes = scopes === undefined ? undefined : [...scopes];
+    this.message = `${this.message} (the customer's consent has ended: ask the customer to consent again${scopes && scopes.length > 0 ? ` for ${scopes.join(' ')}` : ''}, then call session.setTokens with the new tokens)`;
+  }
+}
+
+/** True for {@link ConsentEndedError}, even one thrown by another copy of the package. @group Errors */
+export const isConsentEndedError = (value: unknown): value is ConsentEndedError => isOpenBankingError(value) && value.name === 'ConsentEndedError';

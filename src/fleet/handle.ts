@@ -1,6 +1,7 @@
 import { Lazy } from '../core/lazy.js';
 import type { GrantGuard } from '../auth/client-credentials.js';
 import type { TokenSet, TokenStore } from '../auth/token-store.js';
+import type { ConsentEnding } from '../auth/consent-ending.js';
 import { type FleetAccess, type FleetBucket, fleetKey, type FleetTake } from './store.js';
 
 /** The refresh of one customer session, shared by every process of the fleet. */
@@ -16,6 +17,8 @@ export interface FleetParts {
   grantGuard(lockTtlMs: number): GrantGuard;
   /** The shared refresh of the customer session `id`. */
   customerRefresh(id: string, lockTtlMs: number): SharedCustomerRefresh;
+  /** The ended consent another process stored for the customer session `id`, if any. */
+  customerConsentEnding(id: string): Promise<ConsentEnding | undefined>;
 }
 
 /**

@@ -2,11 +2,13 @@ import { makeAPIPromise, type APIPromise, type WithResponse } from '../core/api-
 import type { RequestOptions } from '../core/call-options.js';
 import type { Endpoints } from '../core/config.js';
 import { makePagePromise, type PagePromise, summaryPages } from '../core/page-promise.js';
+import type { Sleep } from '../core/retry-timing.js';
 import type { Scope } from '../core/scopes.js';
 import type { BearerSource, Transport } from '../core/transport.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Lazy } from '../core/lazy.js';
 import type { OperationDeclaration, SchemaModule } from '../core/operation.js';
+import { scopeNotGranted } from './granted-scopes.js';
 
 /** What the operations of one client or customer session run with. */
 export interface RunnerContext {
@@ -18,6 +20,10 @@ export interface RunnerContext {
   clientBearer(scopes: readonly Scope[]): BearerSource;
   /** The customer's token source on a session; undefined on the client. */
   customerBearer: BearerSource | undefined;
+  /** On a session: the scopes the customer's token set grants (undefined when it names none). */
+  granted?: (() => readonly string[] | undefined) | undefined;
+  /** The client's clock and sleep (waits between polls follow them). */
+  clock: { now(): number; sleep: Sleep };
 }
 
 /**
@@ -30,6 +36,11 @@ export class OperationRunner {
 
   constructor(ctx: RunnerContext) {
     this.#ctx = ctx;
+  }
+
+  /** The client's clock and sleep. */
+  get clock(): RunnerContext['clock'] {
+    return this.#ctx.clock;
   }
 
   /**
@@ -88,6 +99,10 @@ export class OperationRunner {
           throw new ValidationError(`${op.name} needs a customer's token`, [
             { path: '', message: `${op.name} acts on a customer's resources: call it on a customer session, ob.forCustomer(tokens).${op.name}(…)`, code: 'customer_token_required' },
           ]);
+        }
+        if (bearer !== undefined && bearer === this.#ctx.customerBearer) {
+          const refused = scopeNotGranted(op.name, this.#ctx.scopes(op), this.#ctx.granted?.());
+          if (refused) throw refused;
         }
         if (issues.length > 0) throw new ValidationError('Invalid path parameters', issues);
         if (op.input === 'none' && input !== undefined && (typeof input !== 'object' || input === null || Object.keys(input).length > 0)) {

@@ -6,6 +6,7 @@ import { defineOperation } from '../core/operation.js';
 import type * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from './resource.js';
+import type { WaitForCompletionOptions } from './transfer-status.js';
 
 /** Body of `transfers.enquiry`: the destination bank code and account number. @group Transfers */
 export interface NameEnquiryParams extends z.input<typeof S.nameEnquirySchema> {}
@@ -67,5 +68,28 @@ export class Transfers extends Resource {
   /** A transfer's status (`GET /transactions/{batch_reference}`, customer token, scope `transfers.transactions.query`). */
   retrieve(batchReference: PathParam, options?: RequestOptions): APIPromise<TransferStatus> {
     return this.run.call(operations.retrieve, schemas, [batchReference], undefined, options);
+  }
+
+  /**
+   * Waits for a transfer to settle: polls {@link Transfers.retrieve} (each poll its own logical
+   * call, with its own idempotency key, retries and a place in the rate limiter) 1 s after it is
+   * called, then after gaps of 2 s, 4 s, 8 s … capped at 30 s, while `status` is one of
+   * `TRANSFER_PENDING_STATUSES` (any case). Resolves to the first final status (`SUCCESSFUL`,
+   * `FAILED`, …: check it). At `timeout` (default 60 000 ms) it rejects with
+   * `TransferPendingError` carrying the last status read; the `signal` ends it with `AbortError`.
+   * It never sends the transfer again.
+   *
+   * @example
+   * ```ts
+   * declare const session: import('openbanking-ng').CustomerSession;
+   * const sent = await session.transfers.create({ amount: 5000, source_account_number: '0123456789', destination_bank_code: '000007', destination_account_number: '0987654321' });
+   * const final = await session.transfers.waitForCompletion(sent.batch_reference!, { timeout: 120_000 });
+   * if (final.status !== 'SUCCESSFUL') console.log('transfer failed:', final.status_message);
+   * ```
+   */
+  async waitForCompletion(batchReference: PathParam, options?: WaitForCompletionOptions): Promise<TransferStatus> {
+    // The wait loads with its first use: most sessions never wait for a transfer.
+    const { waitForTransfer } = await import('./transfer-wait.js');
+    return waitForTransfer((poll) => this.retrieve(batchReference, poll), this.run.clock, batchReference, options);
   }
 }

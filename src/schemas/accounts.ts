@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import type { SchemaTable } from '../core/operation.js';
 import { anyObject, customPropertiesOut, customPropertiesSchema, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, positive, text } from './common.js';
 
 /*
@@ -257,4 +256,4 @@ export const schemas = {
   'accounts.holds.list': { response: holdListSchema },
   'accounts.holds.create': { body: placeHoldSchema, response: holdReferenceSchema },
   'accounts.holds.update': { body: updateHoldSchema, response: holdReferenceSchema },
-} satisfies SchemaTable;
+};

@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import type { SchemaTable } from '../core/operation.js';
 import { customPropertiesOut, customPropertiesSchema, id, jsonType, maybe, maybeNumber, maybeText, positive, text } from './common.js';
 
 /*
@@ -138,4 +137,4 @@ export const schemas = {
   'bills.billers.list': { response: billerListSchema },
   'bills.validate': { response: billValidationSchema },
   'bills.pay': { body: payBillSchema, response: billPaymentSchema },
-} satisfies SchemaTable;
+};

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import { CARD_MODES, CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, CARD_STATUSES, CARD_TYPES } from './card-values.js';
-import type { SchemaTable } from '../core/operation.js';
 import { customPropertiesSchema, matching, oneOf, str, text } from './common.js';
 
 /*
@@ -151,4 +150,4 @@ export const cardListSchema = z.looseObject({
 export const schemas = {
   'cards.create': { body: createCardSchema, response: cardSchema },
   'cards.list': { response: cardListSchema },
-} satisfies SchemaTable;
+};

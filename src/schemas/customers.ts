@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import type { SchemaTable } from '../core/operation.js';
 import { customPropertiesOut, maybe, maybeText, openEnum } from './common.js';
 
 /*
@@ -85,4 +84,4 @@ export const customerSchema = z.looseObject({
 /** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
 export const schemas = {
   'customers.retrieve': { response: customerSchema },
-} satisfies SchemaTable;
+};

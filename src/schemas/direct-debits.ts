@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import type { SchemaTable } from '../core/operation.js';
 import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, oneOf, openEnum, positive, text } from './common.js';
 
 /*
@@ -120,4 +119,4 @@ export const schemas = {
   'directDebits.list': { response: mandateListSchema },
   'directDebits.update': { body: updateMandateSchema, response: mandateResultSchema },
   'directDebits.charge': { body: chargeMandateSchema, response: mandateResultSchema },
-} satisfies SchemaTable;
+};

@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import type { SchemaTable } from '../core/operation.js';
 import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, positive, text } from './common.js';
 
 /*
@@ -68,4 +67,4 @@ export const schemas = {
   'disputes.categories.list': { response: disputeCategoryListSchema },
   'disputes.create': { body: createDisputeSchema, response: disputeSchema },
   'disputes.retrieve': { response: disputeListSchema, reshape: asList },
-} satisfies SchemaTable;
+};

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import { transactionFields, transactionSummarySchema } from './accounts.js';
-import type { SchemaTable } from '../core/operation.js';
 import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, text } from './common.js';
 
 /*
@@ -91,4 +90,4 @@ export const savingsTransactionPageSchema = z.looseObject({
 export const schemas = {
   'savings.list': { response: savingsListSchema, reshape: loansAsSavings },
   'savings.transactions.list': { query: savingsTransactionsQuerySchema, response: savingsTransactionPageSchema },
-} satisfies SchemaTable;
+};

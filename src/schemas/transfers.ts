@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import type { SchemaTable } from '../core/operation.js';
 import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, positive, text } from './common.js';
 
 /*
@@ -70,4 +69,4 @@ export const schemas = {
   'transfers.enquiry': { body: nameEnquirySchema, response: nameEnquiryResultSchema },
   'transfers.create': { body: createTransferSchema, response: transferResultSchema },
   'transfers.retrieve': { response: transferStatusSchema },
-} satisfies SchemaTable;
+};

@@ -27,8 +27,22 @@ export interface SandboxPayment {
   idempotencyKey: string;
 }
 
-/** Reads of a transfer's status before it shows `SUCCESSFUL` (the first read shows `PENDING`). */
+/** Reads of a transfer's status before it shows `SUCCESSFUL` (the first read shows `PENDING`), unless {@link TransferSettlement} says otherwise. */
 export const PENDING_READS = 1;
+
+/**
+ * How the sandbox's transfers settle (`sandbox.settleTransfers`): how many status reads, and how
+ * much sandbox time, a transfer stays `PENDING`, and how it ends.
+ * @group Sandbox
+ */
+export interface TransferSettlement {
+  /** Reads that answer `PENDING` before the final status (default 1; `Infinity`: never settles). */
+  pendingReads?: number;
+  /** Sandbox time (ms, on its clock) after the transfer during which reads answer `PENDING` (default 0). */
+  pendingMs?: number;
+  /** The final status (default `'SUCCESSFUL'`). */
+  result?: 'SUCCESSFUL' | 'FAILED';
+}
 
 /** A transfer the sandbox starts with, for status reads without a transfer first. */
 export const SANDBOX_TRANSFER = 'BATCH000000000';
@@ -40,7 +54,12 @@ interface TransferRecord {
   batch: string;
   reference: string;
   reads: number;
+  /** When it was made, on the sandbox clock (the seeded one: always). */
+  at: number;
+  settlement: Required<TransferSettlement>;
 }
+
+const DEFAULT_SETTLEMENT: Required<TransferSettlement> = { pendingReads: PENDING_READS, pendingMs: 0, result: 'SUCCESSFUL' };
 
 /** The sandbox's payments state, reset to its seeds by `reset()`. */
 export class SandboxPayments {
@@ -49,9 +68,31 @@ export class SandboxPayments {
   #disputes = new Map<string, Json>();
   #mandates = new Map<string, Json>();
   #savings = new Map<string, { plan: Json; transactions: Json[] }>();
+  #settlement = DEFAULT_SETTLEMENT;
 
-  constructor() {
+  constructor(private readonly now: () => number = Date.now) {
     this.reset();
+  }
+
+  /**
+   * Sets how transfers settle: the transfer `batchReference` when given (false when there is none),
+   * else every transfer made from now on.
+   */
+  settle(rule: TransferSettlement, batchReference?: string): boolean {
+    const check = (n: unknown, name: string) => {
+      if (n !== undefined && !(typeof n === 'number' && n >= 0 && !Number.isNaN(n))) throw new TypeError(`settleTransfers: ${name} must be a number ≥ 0`);
+    };
+    check(rule?.pendingReads, 'pendingReads');
+    check(rule?.pendingMs, 'pendingMs');
+    if (rule.result !== undefined && rule.result !== 'SUCCESSFUL' && rule.result !== 'FAILED') throw new TypeError("settleTransfers: result must be 'SUCCESSFUL' or 'FAILED'");
+    if (batchReference === undefined) {
+      this.#settlement = { ...DEFAULT_SETTLEMENT, ...defined(rule) };
+      return true;
+    }
+    const record = this.#transfers.get(batchReference);
+    if (!record) return false;
+    record.settlement = { ...record.settlement, ...defined(rule) };
+    return true;
   }
 
   /** Every performed money movement, oldest first (copies). */
@@ -64,11 +105,11 @@ export class SandboxPayments {
     return (SANDBOX_ACCOUNTS as readonly string[]).includes(accountNumber) ? 'Ada Obi' : 'Chidi Okafor';
   }
 
-  /** Performs a transfer; its status is `PENDING` on the first read, `SUCCESSFUL` after. */
+  /** Performs a transfer; its status is `PENDING` on the first read, `SUCCESSFUL` after (unless `settle` said otherwise). */
   transfer(body: Json, who: { clientId: string; idempotencyKey: string }): Json {
     const batch = `BATCH${String(this.#transfers.size).padStart(9, '0')}`;
     const reference = typeof body.reference === 'string' ? body.reference : batch;
-    this.#transfers.set(batch, { batch, reference, reads: 0 });
+    this.#transfers.set(batch, { batch, reference, reads: 0, at: this.now(), settlement: this.#settlement });
     this.#ledger.push({ kind: 'transfer', amount: body.amount as number, reference: batch, ...who });
     return { batch_reference: batch, reference, status: 'PENDING', custom_properties: [] };
   }
@@ -77,11 +118,13 @@ export class SandboxPayments {
   transferStatus(batch: string): Json | undefined {
     const record = this.#transfers.get(batch);
     if (!record) return undefined;
-    const done = record.reads++ >= PENDING_READS;
+    const { pendingReads, pendingMs, result } = record.settlement;
+    const done = record.reads++ >= pendingReads && this.now() - record.at >= pendingMs;
+    const failed = done && result === 'FAILED';
     return {
       reference: record.reference,
-      status: done ? 'SUCCESSFUL' : 'PENDING',
-      status_message: done ? 'Transfer completed' : 'Transfer is being processed',
+      status: done ? result : 'PENDING',
+      status_message: failed ? 'Transfer failed: the beneficiary bank declined it' : done ? 'Transfer completed' : 'Transfer is being processed',
       custom_properties: [],
     };
   }
@@ -206,13 +249,19 @@ export class SandboxPayments {
 
   reset(): void {
     this.#ledger = [];
-    this.#transfers = new Map([[SANDBOX_TRANSFER, { batch: SANDBOX_TRANSFER, reference: 'SEED-TRANSFER', reads: 0 }]]);
+    this.#settlement = DEFAULT_SETTLEMENT;
+    this.#transfers = new Map([[SANDBOX_TRANSFER, { batch: SANDBOX_TRANSFER, reference: 'SEED-TRANSFER', reads: 0, at: -Infinity, settlement: DEFAULT_SETTLEMENT }]]);
     this.#disputes = new Map();
     this.reportDispute({ reference: 'DISP-SEED-0001' });
     const mandate = seedMandate();
     this.#mandates = new Map([[mandate.mandate_id as string, mandate]]);
     this.#savings = new Map(seedSavings().map((s) => [s.plan.savings_id as string, s]));
   }
+}
+
+/** The rule's fields that are set. */
+function defined(rule: TransferSettlement): TransferSettlement {
+  return Object.fromEntries(Object.entries(rule).filter(([, value]) => value !== undefined));
 }
 
 function resultOf(mandate: Json): Json {

@@ -2,6 +2,7 @@ import type { Environment } from '../options.js';
 import { SandboxBank } from './bank.js';
 import { CardStore, type StoredCard } from './card-store.js';
 import { ClientRegistry, type SandboxClient } from './clients.js';
+import { consentControls, type SandboxConsentControls } from './consent-controls.js';
 import { KNOWN_SCOPES, parseScope, publicClient, type SandboxContext } from './context.js';
 import { applyFault, internalError } from './fault-effects.js';
 import { FaultInjector, type SandboxFaults } from './faults.js';
@@ -38,7 +39,7 @@ export interface SandboxTokens {
  * What tests can see and steer in a sandbox, whichever transport serves it.
  * @group Sandbox
  */
-export interface SandboxControls {
+export interface SandboxControls extends SandboxConsentControls {
   /** `'sandbox'` or `'production'`. */
   readonly environment: Environment;
   /** The API base URL (with `/openapi/v1`), without a trailing slash: the client's `baseUrl`. */
@@ -161,7 +162,7 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
     tokens: new TokenAuthority(random, o.now, { token: o.tokenLifetime, code: o.codeLifetime, deviceCode: o.deviceCodeLifetime, deviceInterval: o.deviceCodeInterval }),
     cards: new CardStore(),
     bank: new SandboxBank(),
-    payments: new SandboxPayments(),
+    payments: new SandboxPayments(o.now),
     idempotency: new IdempotencyStore(),
     limiter: o.rateLimits ? new RateLimiter(o.rateLimits, o.now) : undefined,
     authUrl: stripSlash(o.authUrl),
@@ -266,6 +267,7 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
       if (!back) throw new Error(`consent: ${pageError(await answer.response.text())}`);
       return back;
     },
+    ...consentControls(ctx),
     approveDeviceCode(code) {
       deviceFor(code, 'approveDeviceCode').status = 'approved';
     },

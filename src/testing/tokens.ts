@@ -134,6 +134,16 @@ export class TokenAuthority {
     for (const [token, record] of this.#refresh) if (record.grantId === grantId) this.#refresh.delete(token);
   }
 
+  /** The grant (the customer's consent) an access or refresh token belongs to, or undefined. */
+  grantOf(token: string): string | undefined {
+    return this.#access.get(token)?.grantId ?? this.#refresh.get(token)?.grantId;
+  }
+
+  /** Makes a refresh token stop working (as an expired one would); false when it is unknown. */
+  expireRefresh(refreshToken: string): boolean {
+    return this.#refresh.delete(refreshToken);
+  }
+
   /** Remembers a consent page's request until the customer answers it. */
   openConsent(input: Omit<ConsentRecord, 'expiresAt'>): string {
     const id = this.random.id('consent_', 24);

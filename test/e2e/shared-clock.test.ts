@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { OpenBanking } from '../../src/index.js';
 import { createManualClock, createSandbox } from '../../src/testing.js';
+import { validCard } from '../support/cards.js';
 
-const body = {
-  account_number: '0123456789',
-  card_holder_name: 'Ada Obi',
-  card_status: 'ACTIVE' as const,
-  card_default_pin: '1234',
-  card_expiry: { month: '09', year: '2029' },
-};
+const body = validCard();
 
 describe('the now option drives token expiry, so a test can share one fake clock with the sandbox', () => {
   it('renews a client-credentials token once the shared clock passes its refresh margin, never before', async () => {

@@ -1,13 +1,14 @@
 import IORedis from 'ioredis';
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MemoryFleetStore, MemoryTokenStore, OpenBanking, ValidationError } from '../../src/index.js';
 import { redisFleet } from '../../src/redis.js';
 import { createSandbox } from '../../src/testing.js';
 import { storeSealer } from '../../src/crypto/seal.js';
+import { validCard } from '../support/cards.js';
 import { startRedis, type TestRedis } from './support.js';
 
-const card = () => ({ account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE' as const, card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } });
+const card = () => validCard();
 
 /** A client on the sandbox (in process) whose warn and info lines are kept. */
 function fleetClient(fleet: Parameters<typeof redisFleet>[0], prefix: string) {
@@ -76,13 +77,19 @@ describe.each(['redis', 'ioredis'] as const)('Redis faults (%s): calls go on, on
     expect(warns()[0]!.message).toMatch(/shared store failed .*coordination inside this process/);
 
     await redis.start(); // empty: no persistence
-    // Bounded: the link tries the store again at most once a second; every call must succeed meanwhile.
+    // The link tries the store again at most once a second (of real time), on a call: keep calling,
+    // every call succeeding meanwhile, until one of them finds it back.
     const resumed = () => lines.filter((l) => l.level === 'info' && /resumed/.test(l.message));
-    for (let i = 0; i < 60 && resumed().length === 0; i++) {
-      await ob.cards.create(card());
-      if (resumed().length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(resumed()).toHaveLength(1);
+    let calls = 0;
+    await vi.waitFor(
+      async () => {
+        calls++;
+        await ob.cards.create(card());
+        expect(resumed()).toHaveLength(1);
+      },
+      { timeout: 6_000, interval: 100 },
+    );
+    expect(sandbox.cards()).toHaveLength(13 + calls);
     // Coordinating through Redis again: the next call's budget is taken from the restarted (empty)
     // server. (Its token, still valid, stays in this process: nothing asks for a new one.)
     const admin = await createClient({ url: redis.url }).connect();
@@ -160,7 +167,7 @@ describe('bad fleet input fails with ValidationError before anything is sent', (
     const io = new IORedis({ port: redis.port });
     await new Promise<void>((resolve) => io.once('ready', () => resolve()));
     await io.quit();
-    await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(() => expect(io.status).toBe('end'), { timeout: 2_000, interval: 5 });
     expect(issues(() => redisFleet(io, { prefix: 'app' }))).toEqual([expect.objectContaining({ path: 'client', code: 'not_connected' })]);
     const connected = await createClient({ url: redis.url }).connect();
     await connected.quit();

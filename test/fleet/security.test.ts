@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionError, type FleetStore, MemoryFleetStore, OpenBanking, type TokenSet } from '../../src/index.js';
 import { redisFleet } from '../../src/redis.js';
 import { createSandbox, type Sandbox } from '../../src/testing.js';
+import { validCard } from '../support/cards.js';
 import { startRedis, type TestRedis } from './support.js';
 
 // The fleet's second security review, against a real redis-server: customer refresh never fails
@@ -10,7 +11,7 @@ import { startRedis, type TestRedis } from './support.js';
 // and a store cannot park a call for longer than the limiter allows.
 
 const SECRET = 'app-secret-for-the-fleet';
-const card = () => ({ account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE' as const, card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } });
+const card = () => validCard();
 
 let redis: TestRedis;
 const connections: { quit(): Promise<unknown> }[] = [];

@@ -53,13 +53,24 @@ export async function startRedis(): Promise<TestRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: 'ignore' });
-    for (let i = 0; i < 100; i++) {
-      if (await ping(port)) return;
-      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error('redis-server did not answer PING within 5 s');
+    const c = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    child = c;
+    // redis-server says so on stdout once it accepts connections; then one PING to be sure.
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Ready to accept connections')) {
+          c.stdout!.off('data', onData).resume();
+          c.off('exit', onExit);
+          resolve();
+        }
+      };
+      const onExit = (code: number | null) => reject(new Error(`redis-server exited with ${code}:\n${output}`));
+      c.stdout!.on('data', onData);
+      c.once('exit', onExit);
+    });
+    if (!(await ping(port))) throw new Error('redis-server said it was ready but does not answer PING');
   };
   const stop = async () => {
     const c = child;
@@ -100,6 +111,8 @@ export interface WorkerRun {
 /** A running worker: its process, and a promise of everything it printed once it exits. */
 export interface Worker {
   process: ChildProcess;
+  /** Lets a worker started with `gate` begin its calls. */
+  go(): void;
   /** Resolves when the worker printed an event of this type. */
   seen(type: string): Promise<void>;
   done: Promise<WorkerRun>;
@@ -107,7 +120,7 @@ export interface Worker {
 
 /** Starts one worker; it is killed if it runs longer than `limitMs`. */
 export function startWorker(task: WorkerTask, limitMs = 60_000): Worker {
-  const child = spawn(process.execPath, [WORKER_BUNDLE, JSON.stringify(task)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WORKER_BUNDLE, JSON.stringify(task)], { stdio: ['pipe', 'pipe', 'pipe'] });
   const events: Record<string, unknown>[] = [];
   const waiters = new Map<string, (() => void)[]>();
   let buffer = '';
@@ -145,12 +158,19 @@ export function startWorker(task: WorkerTask, limitMs = 60_000): Worker {
     events.some((e) => e.type === type)
       ? Promise.resolve()
       : new Promise<void>((resolve) => waiters.set(type, [...(waiters.get(type) ?? []), resolve]));
-  return { process: child, seen, done };
+  const go = () => void child.stdin!.end('go\n');
+  return { process: child, go, seen, done };
 }
 
-/** Starts `n` workers on tasks from `make(i)` and waits for all of them. */
-export function runWorkers(n: number, make: (i: number) => WorkerTask, limitMs?: number): Promise<WorkerRun[]> {
-  return Promise.all(Array.from({ length: n }, (_, i) => startWorker(make(i), limitMs).done));
+/**
+ * Starts `n` workers on tasks from `make(i)`, lets them all begin their calls at once when every
+ * one is set up (connected, client built), and waits for all of them.
+ */
+export async function runWorkers(n: number, make: (i: number) => WorkerTask, limitMs?: number): Promise<WorkerRun[]> {
+  const workers = Array.from({ length: n }, (_, i) => startWorker({ ...make(i), gate: true }, limitMs));
+  await Promise.all(workers.map((w) => Promise.race([w.seen('ready'), w.done])));
+  for (const w of workers) w.go();
+  return Promise.all(workers.map((w) => w.done));
 }
 
 /** The p-th percentile (0–100) of `values`. */

@@ -6,6 +6,7 @@ import IORedis from 'ioredis';
 import { createClient } from 'redis';
 import { aesGcmCipher, type ClientOptions, OpenBanking, type TokenSet } from '../../src/index.js';
 import { redisFleet } from '../../src/redis.js';
+import { validCard } from '../support/cards.js';
 
 export interface WorkerTask {
   task: 'cards' | 'refresh' | 'retry' | 'latency';
@@ -16,8 +17,8 @@ export interface WorkerTask {
   clientSecret: string;
   baseUrl: string;
   authUrl: string;
-  /** Wall-clock ms (Date.now) at which every worker starts its calls together. */
-  startAt?: number;
+  /** Print `ready` once set up, then wait for a line on stdin before the calls (every worker of a run starts together). */
+  gate?: boolean;
   /** Accelerated clock shared with the sandbox: now = t0 + (Date.now() - t0) * factor. */
   clock?: { t0: number; factor: number };
   environment?: 'sandbox' | 'production';
@@ -66,13 +67,7 @@ async function connect(task: WorkerTask): Promise<{ client: unknown; roundTrips:
   return { client, roundTrips, close: async () => void client.disconnect() };
 }
 
-const card = (i: number) => ({
-  account_number: '0123456789',
-  card_holder_name: `Fleet Worker ${i}`,
-  card_status: 'ACTIVE' as const,
-  card_default_pin: '1234',
-  card_expiry: { month: '09', year: '2029' },
-});
+const card = (i: number) => validCard({ card_holder_name: `Fleet Worker ${i}` });
 
 function describe(error: unknown): Record<string, unknown> {
   const e = error as { name?: string; message?: string; errorCode?: string; error?: string; status?: number };
@@ -108,7 +103,11 @@ async function main(): Promise<void> {
     sleep,
   });
   const ob = new OpenBanking(options(!task.noFleet));
-  if (task.startAt !== undefined) await new Promise((r) => setTimeout(r, Math.max(0, task.startAt! - Date.now())));
+  if (task.gate) {
+    const go = new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
+    out({ type: 'ready' });
+    await go;
+  }
   out({ type: 'started' });
 
   if (task.task === 'cards') {

@@ -91,9 +91,13 @@ export function describeOperations(namespace: string, cases: readonly OperationC
           expect(env.tokenScopes).toEqual([scopes.join(' ')]);
         });
       } else {
-        it(`${c.name}: a customer token without ${scopes.join(' ')} is refused by the sandbox (403)`, async () => {
+        it(`${c.name}: a customer token without ${scopes.join(' ')} is refused before sending (scope_not_granted), and by the sandbox (403) when the set names no scope`, async () => {
           const others = ALL_SCOPES.filter((s) => !scopes.includes(s as never));
-          await expect(c.call(env.session(others))).rejects.toBeInstanceOf(PermissionDeniedError);
+          const before = env.server.requests.count();
+          await expect(c.call(env.session(others))).rejects.toMatchObject({ name: 'ValidationError', issues: [{ code: 'scope_not_granted' }] });
+          expect(env.server.requests.count()).toBe(before);
+          const { scope: _scope, ...unnamed } = env.session(others).tokens;
+          await expect(c.call(env.client().forCustomer(unnamed))).rejects.toBeInstanceOf(PermissionDeniedError);
         });
       }
       if (c.token === 'customer') {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { OPERATION_SCOPES, OpenBanking, ValidationError, type CustomerSession } from '../../src/index.js';
-import { AUTH, BASE, CLIENT_ID, http, HttpResponse, type Recorded, SECRET, testClient, tokenHandler, useMsw } from '../support/msw.js';
+import { AUTH, BASE, CLIENT_ID, http, HttpResponse, type Recorded, SECRET, testClient, tokenHandler, useMsw, validCard } from '../support/msw.js';
 
 const server = useMsw();
 const sha = (input: string) => createHash('sha256').update(input, 'utf8').digest('hex');
@@ -201,7 +201,7 @@ describe('bounds and types checked by zod checks', () => {
   it('give string lengths, patterns and enums the codes and messages of zod\'s own checks', async () => {
     const { state, seen, ob } = setup();
     server.use(tokenHandler(state), gateway(seen, answers));
-    const card = { account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } } as const;
+    const card = validCard();
     const issues = async (body: unknown) => ((await ob.cards.create(body as never).catch((e: unknown) => e)) as ValidationError).issues;
     expect(await issues({ ...card, card_holder_name: '' })).toEqual([{ path: 'card_holder_name', message: 'must have at least 1 character(s)', code: 'too_small' }]);
     expect(await issues({ ...card, card_holder_name: 'x'.repeat(256) })).toEqual([{ path: 'card_holder_name', message: 'must have at most 255 characters', code: 'too_big' }]);

@@ -12,24 +12,31 @@ import {
   type ClientOptions,
 } from '../../src/index.js';
 import { createSandbox } from '../../src/testing.js';
-import { CARDS } from './support.js';
+import { validCard as cardBody } from '../support/cards.js';
 
 // Property-based: generated card bodies, request bodies and options. Every invalid input must
-// reject with ValidationError before anything is sent; every valid one is sent exactly once.
+// reject with ValidationError before anything is sent (a token request included); every valid one
+// is sent exactly once. Each property also checks that every kind of input it draws was drawn.
 const RUNS = { numRuns: 200 };
 
 const sandbox = createSandbox({ seed: 'bad-input', clients: [{ clientId: 'input-app', clientSecret: 'input-secret' }] });
+/** Every request that left a client, token requests included. */
 const seen: Array<{ key: string | null; path: string; body: string }> = [];
+const TOKEN_PATH = '/oauth2/token';
 const recordingFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
   const request = new Request(input as Request, init);
-  if (!request.url.endsWith('/oauth2/token')) seen.push({ key: request.headers.get('idempotency-key'), path: new URL(request.url).pathname, body: await request.clone().text() });
+  seen.push({ key: request.headers.get('idempotency-key'), path: new URL(request.url).pathname, body: await request.clone().text() });
   return sandbox(request);
 }) as typeof fetch;
 const base = { clientId: 'input-app', clientSecret: 'input-secret', baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: recordingFetch, logLevel: 'off', sleep: async () => undefined } as const;
 const ob = new OpenBanking(base);
+/** A client with no token yet: an input refused after a token request would show that request. */
+const fresh = () => new OpenBanking(base);
 let counter = 0;
 const nextKey = (prefix: string) => `${prefix}-${++counter}`;
 const sentWith = (key: string) => seen.filter((s) => s.key === key);
+/** API requests (not token requests) since `before` entries of {@link seen}. */
+const apiSince = (before: number) => seen.slice(before).filter((s) => s.path !== TOKEN_PATH).length;
 
 /** Calls without letting a synchronous throw escape: API methods must report failures by rejecting. */
 function call<T>(run: () => Promise<T>): Promise<{ value?: T; error?: unknown }> {
@@ -101,6 +108,7 @@ const wrongType = fc.oneof(
   fc.constant(new Map([['a', 1]])),
 );
 
+const KINDS = ['missing field', 'wrong type', 'bad enum', 'bad month', 'bad year', 'bad account number', 'bad PIN', 'unknown field', 'too long', 'lone surrogate', 'cycle or hole', 'not an object'];
 const mutations: Array<fc.Arbitrary<{ what: string; kind: string; apply: (b: Body) => unknown; value?: string }>> = [
   fc.constantFrom(...REQUIRED).map((field) => ({ what: `without ${field}`, apply: (b: Body) => ({ ...b, [field]: undefined }) })).map((m) => ({ ...m, kind: 'missing field' })),
   fc.tuple(fc.constantFrom(...REQUIRED, 'card_type', 'card_mode', 'card_currency', 'card_address', 'custom_properties'), wrongType)
@@ -178,6 +186,7 @@ describe('bad input never leaves the process', () => {
       }),
       RUNS,
     );
+    expect(n).toBe(RUNS.numRuns);
     console.log(`bad input: ${n} valid card bodies, each sent exactly once`);
   });
 
@@ -188,7 +197,7 @@ describe('bad input never leaves the process', () => {
         const body = mutation.apply(valid);
         const key = nextKey('invalid');
         const before = seen.length;
-        const result = await call(() => ob.cards.create(body as never, { idempotencyKey: key }));
+        const result = await call(() => fresh().cards.create(body as never, { idempotencyKey: key }));
         expect(result.error, mutation.what).toBeInstanceOf(ValidationError);
         const error = result.error as ValidationError;
         expect(error.issues.length).toBeGreaterThan(0);
@@ -200,6 +209,7 @@ describe('bad input never leaves the process', () => {
       }),
       { numRuns: 400 },
     );
+    expect([...byKind.keys()].sort()).toEqual([...KINDS].sort());
     console.log(`bad input: ${[...byKind.values()].reduce((a, b) => a + b, 0)} invalid card bodies (${[...byKind].map(([k, v]) => `${k} ${v}`).join(', ')}), 0 requests sent`);
   });
 
@@ -212,7 +222,8 @@ describe('bad input never leaves the process', () => {
         async (body) => {
           const key = nextKey('request');
           const before = seen.length;
-          const result = await call(() => ob.request({ method: 'POST', path: '/things', body }, { idempotencyKey: key, maxRetries: 0 }));
+          const client = faithful(body) ? ob : fresh();
+          const result = await call(() => client.request({ method: 'POST', path: '/things', body }, { idempotencyKey: key, maxRetries: 0 }));
           if (faithful(body)) {
             // The sandbox has no /things: a 404, not retried, after exactly one request.
             expect((result.error as Error | undefined)?.name, String(result.error)).toBe('NotFoundError');
@@ -232,11 +243,13 @@ describe('bad input never leaves the process', () => {
     const lossy: unknown[] = [1n, () => 1, Symbol('s'), Number.NaN, -Infinity, new Date(Number.NaN), [undefined], [1, , 3], new Map([[1, 2]]), new Set([1]), new Uint8Array(2), /x/, new Error('e'), Promise.resolve(), '\uD800', { ['\uDC00']: 1 }, { a: { b: { c: 10n } } }, Object(1n)]; // eslint-disable-line no-sparse-arrays
     for (const body of lossy) {
       const before = seen.length;
-      const result = await call(() => ob.request({ method: 'POST', path: '/things', body: { value: body } }));
+      const result = await call(() => fresh().request({ method: 'POST', path: '/things', body: { value: body } }));
       expect(result.error, String(body?.toString?.())).toBeInstanceOf(ValidationError);
       expect((result.error as ValidationError).issues[0]!.code).toBe('not_serialisable');
       expect(seen.length).toBe(before);
     }
+    expect(sent).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
     console.log(`bad input: ob.request bodies: ${sent} sent once byte for byte, ${refused + lossy.length} refused unsent`);
   });
 });
@@ -285,6 +298,7 @@ describe('bad options get clear ValidationErrors', () => {
   it('a constructor option with any value: either a client whose calls behave, or one ValidationError naming the option', async () => {
     let accepted = 0;
     let refused = 0;
+    let called = 0;
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...OPTION_KEYS), oddValues, async (key, value) => {
         let client: OpenBanking;
@@ -299,7 +313,8 @@ describe('bad options get clear ValidationErrors', () => {
         accepted++;
         if (key === 'baseUrl' || key === 'endpoints') return; // would leave the sandbox
         const idempotencyKey = nextKey('option');
-        const result = await call(() => client.cards.create({ account_number: '0123456789', card_holder_name: 'Ada', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } }, { idempotencyKey }));
+        called++;
+        const result = await call(() => client.cards.create(cardBody(), { idempotencyKey }));
         if (result.error !== undefined) {
           // Typed, and never a failure to even build the request (a header it cannot carry).
           expect(result.error, `${key}=${String(value)}`).toBeInstanceOf(OpenBankingError);
@@ -312,7 +327,8 @@ describe('bad options get clear ValidationErrors', () => {
       }),
       { numRuns: 300 },
     );
-    console.log(`bad input: constructor options: ${accepted} accepted and usable, ${refused} refused with ValidationError`);
+    expect([accepted, refused, called].every((n) => n > 0), `accepted ${accepted}, refused ${refused}, called ${called}`).toBe(true);
+    console.log(`bad input: constructor options: ${accepted} accepted (${called} of them called), ${refused} refused with ValidationError`);
   });
 
   it('timeouts a timer cannot hold, and ids a header cannot carry, are refused up front', async () => {
@@ -323,7 +339,7 @@ describe('bad options get clear ValidationErrors', () => {
     await expect(OpenBanking.register({ authUrl: sandbox.authUrl, username: 'u', password: 'p', app_name: 'a', redirect_url: 'https://a.example/cb', timeout: 2 ** 31, fetch: recordingFetch })).rejects.toThrow(/timeout: must be at most/);
     // A card address that is an object but not a plain one would have gone out as {}.
     for (const card_address of [new Date(), new Map([['city', 'Lagos']]), /Lagos/]) {
-      const result = await call(() => ob.cards.create({ account_number: '0123456789', card_holder_name: 'Ada', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' }, card_address } as never));
+      const result = await call(() => ob.cards.create(cardBody({ card_address }) as never));
       expect(result.error).toBeInstanceOf(ValidationError);
       expect((result.error as ValidationError).issues.map((i) => i.path)).toEqual(['card_address']);
     }
@@ -342,20 +358,22 @@ describe('bad options get clear ValidationErrors', () => {
         const retries = (options as { maxRetries?: unknown } | null)?.maxRetries;
         fc.pre(!(typeof retries === 'number' && retries > 3));
         const before = seen.length;
-        const result = await call(() => ob.cards.create({ account_number: '0123456789', card_holder_name: 'Ada', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } }, options as never));
+        const result = await call(() => fresh().cards.create(cardBody(), options as never));
         if (result.error instanceof ValidationError) {
           expect(seen.length).toBe(before);
           refused++;
         } else {
           if (result.error !== undefined) expect(result.error, String(result.error)).toBeInstanceOf(OpenBankingError);
-          expect(seen.length - before).toBeLessThanOrEqual(4);
-          if (result.error === undefined) expect(seen.length - before).toBe(1);
+          expect(apiSince(before)).toBeLessThanOrEqual(4);
+          if (result.error === undefined) expect(apiSince(before)).toBe(1);
           sent++;
         }
       }),
       { numRuns: 300 },
     );
     expect(await call(() => ob.cards.create({} as never, { timeout: 2 ** 31 }))).toMatchObject({ error: expect.any(ValidationError) });
+    expect(sent).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
     console.log(`bad input: per-call options: ${sent} sent, ${refused} refused unsent with ValidationError`);
   });
 });

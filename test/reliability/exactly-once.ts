@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { type Card, type FieldCipher, OpenBanking, OpenBankingError, isOpenBankingError } from '../../src/index.js';
 import { startSandboxServer, type SandboxFault } from '../../src/testing.js';
-import { capturingLogger, findLeaks, surfaces, table, validCard } from './support.js';
+import { capturingLogger, sweep } from '../support/leaks.js';
+import { table, validCard } from './support.js';
 
 /**
  * The faults the sandbox can inject on `POST /cards`, retryable or not. Slow answers are left to
@@ -161,8 +162,7 @@ export async function runExactlyOnce(params: {
       expect(byKey.get(o.key)?.card_holder_name).toBe(`Holder ${i}`);
     }
 
-    const haystack = [...lines, ...rejected.flatMap((o) => surfaces(o.error))].join('\n');
-    const leaks = findLeaks(haystack, Object.values(S)).length;
+    const leaks = sweep(lines, rejected.map((o) => o.error), Object.values(S)).length;
     const figures: ExactlyOnceFigures = {
       calls,
       concurrency,

@@ -15,7 +15,8 @@ import {
   type ClientOptions,
 } from '../../src/index.js';
 import { startSandboxServer, type FaultRule, type SandboxClient, type SandboxServer } from '../../src/testing.js';
-import { CARDS, capturingLogger, findLeaks, surfaces, table, validCard } from './support.js';
+import { capturingLogger, sweep } from '../support/leaks.js';
+import { CARDS, table, validCard } from './support.js';
 
 // Sentinels: values planted where a careless log line or error message would pick them up.
 const S = {
@@ -38,6 +39,8 @@ interface Row {
   cards: number;
   /** After the failure: retry with the same idempotency key, faults withdrawn; cards held then. */
   retrySameKey?: number;
+  /** Client-credentials grants the call made, each attempt after a renewal with the new bearer (default 1). */
+  tokens?: number;
   check?: (error: OpenBankingError) => void;
 }
 
@@ -71,8 +74,8 @@ const ROWS: Row[] = [
   { name: '201 without the envelope', faults: [{ fault: { type: 'response', status: 201, body: { card: sentinelCard } } }], expect: ResponseValidationError, attempts: 1, cards: 0 },
   { name: '201 cut-off JSON with secrets', faults: [{ fault: { type: 'response', status: 201, body: JSON.stringify({ status: '00', data: sentinelCard }).slice(0, -20) } }], expect: ResponseValidationError, attempts: 1, cards: 0 },
   { name: '400 echoing secrets', faults: [{ fault: { type: 'response', status: 400, body: { status: '01', error_code: 'INVALID_FIELD', message: 'bad', data: sentinelCard } } }], expect: BadRequestError, attempts: 1, cards: 0 },
-  { name: '401 once (token renewed)', faults: [{ fault: { type: 'status', status: 401 } }], expect: 'resolved', attempts: 2, cards: 1 },
-  { name: '401 storm', faults: [{ ...storm, fault: { type: 'status', status: 401 } }], expect: AuthenticationError, attempts: 2, cards: 0 },
+  { name: '401 once (token renewed)', faults: [{ fault: { type: 'status', status: 401 } }], expect: 'resolved', attempts: 2, cards: 1, tokens: 2 },
+  { name: '401 storm', faults: [{ ...storm, fault: { type: 'status', status: 401 } }], expect: AuthenticationError, attempts: 2, cards: 0, tokens: 2 },
   { name: '403', faults: [{ fault: { type: 'status', status: 403 } }], expect: PermissionDeniedError, attempts: 1, cards: 0 },
 ];
 
@@ -90,10 +93,23 @@ describe('fault matrix: every injected fault over real HTTP, as the user sees it
   afterAll(async () => {
     await server.close();
     console.log(`fault matrix (${ROWS.length} rows, real HTTP on 127.0.0.1):\n${table(summary)}`);
-    const haystack = [...lines, ...thrown.flatMap(surfaces)].join('\n');
-    const leaks = findLeaks(haystack, Object.values(S));
-    console.log(`fault matrix secrets: log lines ${lines.length / 3}, errors inspected ${thrown.length}, sentinel leaks ${leaks.length}`);
-    expect(leaks).toEqual([]);
+    console.log(`fault matrix secrets: log lines ${lines.length / 3}, errors inspected ${thrown.length}`);
+  });
+
+  /**
+   * The bearer of every attempt at the cards endpoint, as it left the client: read from the global
+   * fetch the client calls, whose arguments pass on untouched (the attempt's signal included).
+   */
+  const bearers: string[] = [];
+  const realFetch = globalThis.fetch;
+  beforeAll(() => {
+    vi.stubGlobal('fetch', ((input: RequestInfo | URL, init?: RequestInit) => {
+      if (input instanceof Request && input.method === 'POST' && new URL(input.url).pathname === CARDS) bearers.push(input.headers.get('authorization') ?? '');
+      return realFetch(input, init);
+    }) as typeof fetch);
+  });
+  afterAll(() => {
+    vi.unstubAllGlobals();
   });
 
   const client = (options: Partial<ClientOptions> = {}) =>
@@ -110,6 +126,8 @@ describe('fault matrix: every injected fault over real HTTP, as the user sees it
 
   for (const row of ROWS) {
     it(row.name, async () => {
+      const logged = lines.length;
+      bearers.length = 0;
       server.reset();
       for (const rule of row.faults) server.faults.inject({ path: CARDS, method: 'POST', ...rule });
       const ob = client(row.options);
@@ -123,6 +141,7 @@ describe('fault matrix: every injected fault over real HTTP, as the user sees it
       await vi.waitFor(() => expect(count()).toBeGreaterThanOrEqual(row.attempts), { timeout: 5_000, interval: 10 });
       const attempts = count();
       const cards = server.cards().length;
+      const tokens = server.requests.count({ path: '/oauth2/token', method: 'POST' });
       let after: number | string = '';
 
       if (row.expect === 'resolved') {
@@ -141,6 +160,10 @@ describe('fault matrix: every injected fault over real HTTP, as the user sees it
       expect(new Set(server.requests.list(CARDS).map((r) => r.idempotencyKey))).toEqual(new Set([key]));
       expect(attempts).toBe(row.attempts);
       expect(cards).toBe(row.cards);
+      // A 401 renews the token: a grant at the identity host, and the next attempt carries the new bearer.
+      expect(tokens).toBe(row.tokens ?? 1);
+      expect(bearers).toHaveLength(attempts);
+      expect(new Set(bearers).size).toBe(row.tokens ?? 1);
 
       if (row.retrySameKey !== undefined) {
         server.faults.clear();
@@ -150,6 +173,8 @@ describe('fault matrix: every injected fault over real HTTP, as the user sees it
         expect(after).toBe(row.retrySameKey);
         expect(server.cards()[0]!.card.card_id).toBe(card.card_id);
       }
+      // No sentinel in what this row logged (at debug) or in the error it threw.
+      expect(sweep(lines.slice(logged), row.expect === 'resolved' ? [] : [outcome], Object.values(S))).toEqual([]);
       summary.push({
         fault: row.name,
         'user gets': row.expect === 'resolved' ? 'resolved' : (outcome as Error).name,

@@ -1,7 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -12,6 +10,7 @@ import {
   TimeoutError,
   isResponseTooLargeError,
 } from '../../src/index.js';
+import { exposeGc, heapAfterGc } from '../support/gc.js';
 import { validCard } from './support.js';
 
 /*
@@ -104,29 +103,15 @@ function hugeBody(total: number, declareLength: boolean): Handler {
   };
 }
 
-function exposeGc(): () => void {
-  const existing = (globalThis as { gc?: () => void }).gc;
-  if (existing) return existing;
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-}
-
-async function heap(gc: () => void): Promise<number> {
-  for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 0));
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
-
 describe('a hostile server (DESIGN.md "redirects", "response size")', () => {
   it('every misbehaviour ends in a typed error, sends nothing to a redirect target, and leaves the heap within 5 MB', async () => {
     const gc = exposeGc();
     // The first round also loads what the SDK loads lazily (the HTTP layer, schemas, OAuth): the
     // growth is measured over the second.
     await hostileRound();
-    const before = await heap(gc);
+    const before = await heapAfterGc(gc);
     await hostileRound();
-    const growth = (await heap(gc)) - before;
+    const growth = (await heapAfterGc(gc)) - before;
     expect(growth).toBeLessThan(5 * MB);
   }, 60_000);
 });

@@ -1,7 +1,4 @@
-import { inspect } from 'node:util';
-import type { Logger } from '../../src/index.js';
-
-export { validCard } from '../sandbox/support.js';
+export { validCard } from '../support/cards.js';
 
 export const CARDS = '/openapi/v1/cards';
 
@@ -73,51 +70,6 @@ export function createScheduler(start: number = Date.UTC(2025, 0, 1)): FakeSched
     pending: () => timers.length,
   };
 }
-
-/** Everything a person could see of an error: message, stack, JSON, inspect, and the cause chain. */
-export function surfaces(error: unknown): string[] {
-  const out: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current !== undefined && current !== null && depth < 8; depth++) {
-    const e = current as Error;
-    out.push(String(e?.message), String(e?.stack), safeJson(e), inspect(e, { depth: 10, showHidden: true }));
-    current = e?.cause;
-  }
-  return out;
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? '';
-  } catch (error) {
-    return `<JSON.stringify threw ${String(error)}>`;
-  }
-}
-
-/** A logger that keeps every line as text (message, `util.inspect` and JSON of the details). */
-export function capturingLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const at = (message: string, details?: object) => {
-    lines.push(message, inspect(details, { depth: 10 }), safeJson(details));
-  };
-  return { logger: { debug: at, info: at, warn: at, error: at }, lines };
-}
-
-/**
- * Counts sentinel hits in `haystack`: exact strings, and patterns for values only the sandbox
- * knows (its access and refresh tokens, authorization and device codes, card tokens).
- */
-export function findLeaks(haystack: string, sentinels: readonly string[], patterns: readonly RegExp[] = SANDBOX_SECRET_PATTERNS): string[] {
-  const found: string[] = sentinels.filter((s) => haystack.includes(s));
-  for (const pattern of patterns) {
-    const match = new RegExp(pattern.source, pattern.flags.replace('g', '')).exec(haystack);
-    if (match) found.push(`${pattern.source} → ${match[0].slice(0, 12)}…`);
-  }
-  return found;
-}
-
-/** The shapes of the secrets the sandbox mints itself. */
-export const SANDBOX_SECRET_PATTERNS: readonly RegExp[] = [/sbx_at_[0-9A-Za-z]{8}/, /sbx_rt_[0-9A-Za-z]{8}/, /sbx_code_[0-9A-Za-z]{8}/, /tok_[0-9A-Za-z]{24}/];
 
 /** Prints a table of rows (objects with the same keys) as aligned text. */
 export function table(rows: ReadonlyArray<Record<string, string | number>>): string {

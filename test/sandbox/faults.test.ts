@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ConnectionError,
   InternalServerError,
@@ -103,7 +103,12 @@ describe('injected faults over real HTTP, as the SDK reports them', () => {
     // The retry arrives while the first request is still held: the second one stores the card,
     // and the first one, when it finally runs, finds the key and replays instead of storing twice.
     await ob.cards.create(validCard(), { idempotencyKey: error.idempotencyKey! });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The sandbox records a request once it has answered it: wait for the held one to finish.
+    await vi.waitFor(() => expect(server.requests.list(CARDS)).toHaveLength(2), { timeout: 5_000, interval: 10 });
+    expect(server.requests.list(CARDS).map((r) => [r.fault, r.status])).toEqual([
+      [undefined, 201],
+      ['delay', 201],
+    ]);
     expect(server.cards()).toHaveLength(1);
   });
 

@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
 import { OpenBanking, type ClientOptions } from '../../src/index.js';
 import type { SandboxClient, SandboxControls } from '../../src/testing.js';
+import { validCard } from '../support/cards.js';
 
-/** A card body the spec accepts. */
-export const validCard = (overrides: Record<string, unknown> = {}) => ({
-  account_number: '0123456789',
-  card_holder_name: 'Ada Obi',
-  card_status: 'ACTIVE' as const,
-  card_default_pin: '1234',
-  card_expiry: { month: '09', year: '2029' },
-  ...overrides,
-});
+export { validCard };
 
 /** The SDK client for `app` against `sandbox`, never sleeping between retries. */
 export function clientFor(sandbox: Pick<SandboxControls, 'baseUrl' | 'authUrl'>, app: Pick<SandboxClient, 'clientId' | 'clientSecret'>, overrides: Partial<ClientOptions> = {}) {

@@ -55,13 +55,7 @@ export function testClient(overrides: Partial<ClientOptions> = {}) {
   return { ob, sleeps };
 }
 
-export const validCard = () => ({
-  account_number: '0123456789',
-  card_holder_name: 'Ada Obi',
-  card_status: 'ACTIVE' as const,
-  card_default_pin: '1234',
-  card_expiry: { month: '09', year: '2029' },
-});
+export { validCard } from './cards.js';
 
 export const createdCard = (extra: Record<string, unknown> = {}) => ({
   status: '00',

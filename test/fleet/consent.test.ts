@@ -1,0 +1,112 @@
+import { createClient } from 'redis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ConsentEndedError, OpenBanking, type TokenSet } from '../../src/index.js';
+import { redisFleet } from '../../src/redis.js';
+import { createSandbox, type Sandbox } from '../../src/testing.js';
+import { startRedis, type TestRedis } from './support.js';
+
+// An ended consent shared through a real redis-server: two "processes" (clients, each with its own
+// redisFleet connection) hold a session with the same id; once one sees invalid_grant, the
+// other's next call ends too, with no refresh request of its own.
+
+const SECRET = 'app-secret-for-consent';
+const SCOPES = ['accounts.list.readonly', 'customers.readonly'];
+
+let redis: TestRedis;
+const connections: { quit(): Promise<unknown> }[] = [];
+
+async function connect() {
+  const c = createClient({ url: redis.url, socket: { reconnectStrategy: () => 50 } });
+  c.on('error', () => undefined);
+  await c.connect();
+  connections.push(c);
+  return c;
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+}, 20_000);
+afterAll(async () => {
+  for (const c of connections) await c.quit().catch(() => undefined);
+  await redis?.stop();
+});
+
+async function processOf(sandbox: Sandbox, prefix: string) {
+  return new OpenBanking({ clientId: 'app', clientSecret: SECRET, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, fleet: redisFleet(await connect(), { prefix }), logLevel: 'off' });
+}
+
+function newSandbox() {
+  return createSandbox({ clients: [{ clientId: 'app', clientSecret: SECRET }] });
+}
+
+function customerTokens(sandbox: Sandbox, expiresAt = Math.floor(Date.now() / 1000) + 3600): TokenSet {
+  return { ...sandbox.issueTokens({ clientId: 'app', scope: SCOPES, kind: 'customer' }), expires_at: expiresAt };
+}
+
+describe('an ended consent across a fleet (real redis-server)', () => {
+  it("after one process sees invalid_grant, the other's next call rejects with ConsentEndedError and makes no request", async () => {
+    const sandbox = newSandbox();
+    const tokens = customerTokens(sandbox);
+    const endedA = vi.fn();
+    const endedB = vi.fn();
+    const a = (await processOf(sandbox, 'consent-1')).forCustomer(tokens, { id: 'customer-42', onConsentEnded: endedA });
+    const b = (await processOf(sandbox, 'consent-1')).forCustomer(tokens, { id: 'customer-42', onConsentEnded: endedB });
+    await Promise.all([a.accounts.list(), b.accounts.list()]);
+
+    sandbox.revokeConsent(tokens.refresh_token!);
+    await expect(a.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
+    expect(sandbox.requests.count({ path: '/oauth/token' })).toBe(1);
+    expect(endedA).toHaveBeenCalledTimes(1);
+
+    const before = sandbox.requests.count();
+    const error = await b.customers.retrieve().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConsentEndedError);
+    expect((error as ConsentEndedError).scopes).toEqual(SCOPES);
+    expect(sandbox.requests.count()).toBe(before);
+    expect(b.consent.state).toBe('ended');
+    expect(endedB).toHaveBeenCalledTimes(1);
+    await expect(b.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
+    expect(endedB).toHaveBeenCalledTimes(1);
+    expect(sandbox.requests.count()).toBe(before);
+
+    // The ending is sealed in Redis: no token, no scope in clear.
+    const raw = await (await connect()).get('consent-1:openbanking-ng:app:customer:customer-42:ended');
+    expect(raw).toBeTypeOf('string');
+    expect(raw).not.toContain('accounts.list.readonly');
+    expect(raw).not.toContain(tokens.refresh_token!);
+
+    // A new consent given to one process makes it work again; the other stays ended until its own setTokens.
+    const renewed = customerTokens(sandbox);
+    b.setTokens(renewed);
+    await expect(b.accounts.list()).resolves.toBeDefined();
+    await expect(a.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
+  });
+
+  it('a process holding an older rotation, due for a refresh, ends without a refresh request', async () => {
+    const sandbox = newSandbox();
+    const tokens = customerTokens(sandbox, Math.floor(Date.now() / 1000) - 10);
+    const a = (await processOf(sandbox, 'consent-2')).forCustomer(tokens, { id: 'customer-7' });
+    const b = (await processOf(sandbox, 'consent-2')).forCustomer(tokens, { id: 'customer-7' });
+    await a.accounts.list(); // A redeems the refresh token; B still holds the spent one
+    expect(sandbox.requests.count({ path: '/oauth/token' })).toBe(1);
+
+    sandbox.revokeConsent(a.tokens.access_token);
+    await expect(a.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
+    expect(sandbox.requests.count({ path: '/oauth/token' })).toBe(2);
+
+    const before = sandbox.requests.count();
+    await expect(b.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
+    expect(sandbox.requests.count()).toBe(before);
+  });
+
+  it('another customer id is not ended', async () => {
+    const sandbox = newSandbox();
+    const tokens = customerTokens(sandbox);
+    const other = customerTokens(sandbox);
+    const a = (await processOf(sandbox, 'consent-3')).forCustomer(tokens, { id: 'customer-1' });
+    const b = (await processOf(sandbox, 'consent-3')).forCustomer(other, { id: 'customer-1:x' });
+    sandbox.revokeConsent(tokens.access_token);
+    await expect(a.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
+    await expect(b.accounts.list()).resolves.toBeDefined();
+  });
+});
