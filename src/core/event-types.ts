@@ -1,5 +1,6 @@
 import type { HttpMethod } from './http.js';
 import type { LeveledLogger } from './logger.js';
+import type { TracingChannel } from './tracing-channel.js';
 
 // The client's events: their names and typed payloads, and what an instrumentation attaches.
 
@@ -153,20 +154,28 @@ export const EVENT_NAMES: readonly ClientEventName[] = ['callStart', 'request', 
 export interface CallTap {
   /** A logical call starts; the returned trace follows it. */
   call(start: CallStartEvent): CallTrace | undefined;
-  /** A grant request starts; `end` is called with its `token` event. */
-  grant(grant: TokenGrant): { run<T>(fn: () => Promise<T>): Promise<T>; end(event: TokenEvent): void } | undefined;
+  /** A grant request starts; the returned trace follows it. */
+  grant(grant: TokenGrant): GrantTrace | undefined;
 }
 
-/** One call, as an instrumentation follows it. */
+/** One call, as an instrumentation follows it: the call's events, by name, before the listeners get them. */
 export interface CallTrace {
   /** Runs the call (e.g. inside the call span's context). */
   run<T>(fn: () => Promise<T>): Promise<T>;
   /** An attempt is about to be sent; `headers` are the attempt's own (a propagation header may be set). */
-  request(event: Omit<RequestEvent, 'headers'>, headers: Headers): void;
-  response(event: Omit<ResponseEvent, 'headers'>): void;
+  request(event: RequestEvent, headers: Headers): void;
+  response(event: ResponseEvent): void;
   retry(event: RetryEvent): void;
   rateLimitWait(event: RateLimitWaitEvent): void;
-  end(event: CallEndEvent): void;
+  callEnd(event: CallEndEvent): void;
+}
+
+/** One grant request, as an instrumentation follows it. */
+export interface GrantTrace {
+  /** Runs the grant request (e.g. inside its span's context). */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  /** The request is over. */
+  token(event: TokenEvent): void;
 }
 
 /**
@@ -182,4 +191,6 @@ export type Listeners = { [N in ClientEventName]?: Set<ClientEventListener<N>> }
 export interface Hub {
   readonly listeners: Listeners;
   readonly logger: LeveledLogger;
+  /** The TracingChannel `openbanking-ng:call`, where the runtime has one. */
+  readonly channel: TracingChannel | undefined;
 }

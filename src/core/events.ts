@@ -12,13 +12,15 @@ import { callChannel } from './tracing-channel.js';
 export class EventHub implements Hub {
   /** Listeners by event name, and the instrumentations. */
   readonly listeners: Listeners = {};
+  /** The TracingChannel `openbanking-ng:call`, where the runtime has one. */
+  readonly channel = callChannel;
 
   constructor(readonly logger: LeveledLogger) {}
 
   /** Somebody follows calls: a listener, an instrumentation, or a diagnostics-channel subscriber. */
   get active(): boolean {
     for (const name in this.listeners) if (this.listeners[name as ClientEventName]!.size > 0) return true;
-    return callChannel?.hasSubscribers === true;
+    return this.channel?.hasSubscribers === true;
   }
 
   /** The code of watched calls and grants, loaded with the first of them. */

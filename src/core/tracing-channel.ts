@@ -2,33 +2,14 @@
 // Bun, Deno). Reached through `process.getBuiltinModule`, never a static `node:` import, so the main
 // entry still loads in browsers and on workerd, where this is simply absent.
 
-/** The part of a diagnostics channel used here. */
-export interface Channel {
-  readonly hasSubscribers: boolean;
-  publish(message: unknown): void;
-  runStores<T>(context: unknown, fn: () => T): T;
-}
-
-/** The part of a `TracingChannel` used here. */
+/**
+ * The part of a `TracingChannel` used here: whether anything subscribes, and `tracePromise`, which
+ * publishes `start` (running bound stores) and `end` around `fn`, then `asyncStart` and `asyncEnd`
+ * (after `error`) when its promise settles, `result` or `error` set on the context.
+ */
 export interface TracingChannel {
-  /** Anything subscribes to one of its channels. */
   readonly hasSubscribers: boolean;
-  start: Channel;
-  end: Channel;
-  asyncStart: Channel;
-  asyncEnd: Channel;
-  error: Channel;
-}
-
-/** The context published for a call: the `callStart` payload, then `result` (`{ status }`) or `error`. */
-export interface CallChannelContext {
-  operation: string;
-  method: string;
-  urlTemplate: string;
-  idempotencyKey: string;
-  connectionId?: string | undefined;
-  result?: { status: number };
-  error?: unknown;
+  tracePromise<T>(fn: () => Promise<T>, context: object): Promise<T>;
 }
 
 /** The channel, or undefined where the runtime has none. */

@@ -1,6 +1,6 @@
 import { type Attributes, type Context, context, type MeterProvider, metrics, type Span, SpanKind, SpanStatusCode, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { OpenBanking } from '../client.js';
-import type { CallEndEvent, CallStartEvent, CallTap, CallTrace, RateLimitWaitEvent, RequestEvent, ResponseEvent, RetryEvent, TokenEvent, TokenGrant } from '../core/event-types.js';
+import type { CallEndEvent, CallStartEvent, CallTap, CallTrace, GrantTrace, RateLimitWaitEvent, RequestEvent, ResponseEvent, RetryEvent, TokenGrant } from '../core/event-types.js';
 import { type ClientInstruments, createInstruments } from './metrics.js';
 
 /**
@@ -80,7 +80,7 @@ class OtelTap implements CallTap {
     return new CallSpans(this, start, context.active());
   }
 
-  grant(grant: TokenGrant): { run<T>(fn: () => Promise<T>): Promise<T>; end(event: TokenEvent): void } {
+  grant(grant: TokenGrant): GrantTrace {
     const parent = context.active();
     const span = this.tracer.startSpan(
       `oauth2 ${grant}`,
@@ -89,7 +89,7 @@ class OtelTap implements CallTap {
     );
     return {
       run: (fn) => context.with(trace.setSpan(parent, span), fn),
-      end: (event) => {
+      token: (event) => {
         if (!event.ok) {
           const type = event.error?.name ?? 'Error';
           span.setAttribute('error.type', type);
@@ -126,7 +126,7 @@ class CallSpans implements CallTrace {
     return context.with(this.#context, fn);
   }
 
-  request(event: Omit<RequestEvent, 'headers'>, headers: Headers): void {
+  request(event: RequestEvent, headers: Headers): void {
     this.#endAttempt(undefined); // every attempt ends before the next starts; this only guards against a missed end
     const attributes: Attributes = { ...this.#base };
     if (event.attempt > 1) attributes['http.request.resend_count'] = event.attempt - 1;
@@ -140,7 +140,7 @@ class CallSpans implements CallTrace {
     }
   }
 
-  response(event: Omit<ResponseEvent, 'headers'>): void {
+  response(event: ResponseEvent): void {
     const span = this.#attempt;
     if (span === undefined) return;
     span.setAttribute('http.response.status_code', event.status);
@@ -160,7 +160,7 @@ class CallSpans implements CallTrace {
     this.#waited(event.operation, event.waitMs);
   }
 
-  end(event: CallEndEvent): void {
+  callEnd(event: CallEndEvent): void {
     const type = event.error?.name ?? 'Error';
     this.#endAttempt(event.ok ? undefined : type);
     if (!event.ok) {

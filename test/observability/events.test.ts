@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClientEventName, type ClientEvents, type Logger, OAuthError, type OpenBanking, ValidationError } from '../../src/index.js';
+import { type ClientEventName, type ClientEvents, ConsentEndedError, type Logger, type OpenBanking, ValidationError } from '../../src/index.js';
 import { createManualClock, type SandboxClient, type SandboxServer, startSandboxServer } from '../../src/testing.js';
 import { clientFor, validCard } from '../sandbox/support.js';
 
@@ -95,28 +95,31 @@ describe('ob.on: the events of every call, against the sandbox', () => {
     const card = await ob.cards.create(validCard());
     expect(card.card_id).toEqual(expect.any(String));
     await expect.poll(() => warnings.length).toBe(2);
-    expect(warnings[0]).toMatch(/listener of 'request' failed.*listener bug/);
-    expect(warnings[1]).toMatch(/listener of 'callEnd' failed.*async listener bug/);
+    expect(warnings[0]).toMatch(/'request' listener failed.*listener bug/);
+    expect(warnings[1]).toMatch(/'callEnd' listener failed.*async listener bug/);
     expect(server.cards()).toHaveLength(1);
   });
 
-  it('a call refused before sending (validation, customer token missing, a refused refresh) emits callStart and callEnd with attempts 0', async () => {
+  it('a call refused before sending (validation, customer token missing, scope not granted, ended consent) emits callStart and callEnd with attempts 0', async () => {
     const { ob } = clientFor(server, app);
     const seen = record(ob);
     await expect(ob.cards.create({ ...validCard(), card_expiry: { month: '13', year: '2029' } })).rejects.toBeInstanceOf(ValidationError);
     await expect(ob.accounts.list()).rejects.toBeInstanceOf(ValidationError);
+    const narrow = ob.forCustomer({ access_token: 'granted-cards-only', token_type: 'Bearer', expires_in: 3600, expires_at: Math.floor(Date.now() / 1000) + 3600, scope: 'cards.list' });
+    await expect(narrow.accounts.list()).rejects.toMatchObject({ issues: [expect.objectContaining({ code: 'scope_not_granted' })] });
     const session = ob.forCustomer({ access_token: 'stale', refresh_token: 'not-issued', token_type: 'Bearer', expires_in: 0, expires_at: 1 });
-    await expect(session.accounts.list()).rejects.toBeInstanceOf(OAuthError); // the refresh is refused
-    await expect(session.accounts.list()).rejects.toBeInstanceOf(OAuthError); // and never replayed
-    expect(seen.map(([name]) => name)).toEqual(['callStart', 'callEnd', 'callStart', 'callEnd', 'callStart', 'token', 'callEnd', 'callStart', 'callEnd']);
+    await expect(session.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError); // the refresh is refused: consent ended
+    await expect(session.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError); // and never replayed
+    expect(seen.map(([name]) => name)).toEqual(['callStart', 'callEnd', 'callStart', 'callEnd', 'callStart', 'callEnd', 'callStart', 'token', 'callEnd', 'callStart', 'callEnd']);
     const ends = seen.filter(([name]) => name === 'callEnd').map(([, e]) => e as ClientEvents['callEnd']);
     expect(ends.map((e) => [e.operation, e.attempts, e.ok, e.error?.name])).toEqual([
       ['cards.create', 0, false, 'ValidationError'],
       ['accounts.list', 0, false, 'ValidationError'],
-      ['accounts.list', 0, false, 'OAuthError'],
-      ['accounts.list', 0, false, 'OAuthError'],
+      ['accounts.list', 0, false, 'ValidationError'],
+      ['accounts.list', 0, false, 'ConsentEndedError'],
+      ['accounts.list', 0, false, 'ConsentEndedError'],
     ]);
-    expect(seen[5]![1]).toEqual({ grant: 'refresh_token', scopes: [], durationMs: expect.any(Number), ok: false, error: expect.any(OAuthError) });
+    expect(seen[7]![1]).toEqual({ grant: 'refresh_token', scopes: [], durationMs: expect.any(Number), ok: false, error: expect.objectContaining({ error: 'invalid_grant' }) });
     expect(server.requests.count({ path: /^\/openapi/ })).toBe(0);
   });
 
