@@ -14,7 +14,7 @@ export interface TracingChannel {
 
 /** The channel, or undefined where the runtime has none. */
 export const callChannel: TracingChannel | undefined = (
-  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:diagnostics_channel') as
+  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('diagnostics_channel') as
     | { tracingChannel?: (name: string) => TracingChannel }
     | undefined
 )?.tracingChannel?.('openbanking-ng:call');

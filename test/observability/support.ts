@@ -1,6 +1,6 @@
 // The real OpenTelemetry SDK in memory, for the instrumentation tests: spans through an in-memory
 // exporter, metrics through an in-memory metric exporter, the active context in AsyncLocalStorage.
-import { context, type HrTime } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, type DataPoint, type Histogram, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -65,20 +65,4 @@ export function telemetry() {
       await meterProvider.shutdown();
     },
   };
-}
-
-/** Seconds of an OpenTelemetry time. */
-export const seconds = (t: HrTime): number => t[0] + t[1] / 1e9;
-
-/** The span tree as text, one span a line, children indented, with the attributes named in `keys`. */
-export function spanTree(spans: ReadableSpan[], keys: readonly string[] = []): string {
-  const ids = new Set(spans.map((s) => s.spanContext().spanId));
-  const lines: string[] = [];
-  const walk = (span: ReadableSpan, depth: number) => {
-    const attrs = keys.filter((k) => span.attributes[k] !== undefined).map((k) => `${k}=${String(span.attributes[k])}`);
-    lines.push(`${'  '.repeat(depth)}${span.name}${attrs.length ? ` (${attrs.join(', ')})` : ''}`);
-    for (const child of spans.filter((s) => s.parentSpanContext?.spanId === span.spanContext().spanId)) walk(child, depth + 1);
-  };
-  for (const root of spans.filter((s) => !s.parentSpanContext || !ids.has(s.parentSpanContext.spanId))) walk(root, 0);
-  return lines.join('\n');
 }
