@@ -6,21 +6,13 @@
 //   install fails the run with npm's error: nothing is skipped.
 // - In each runtime, probe.mjs imports the main entry and `/pkce`, registers an application and
 //   creates a card on the sandbox (served by `startSandboxServer` from the packed package, on this
-<<<<<<< HEAD
-//   Node, over 127.0.0.1), round-trips `aesGcmCipher` and `aesCbcCipher`, and builds an authorize URL.
-//   Then this script checks from Node: the card is in the sandbox, Node decrypts the runtime's
-//   ciphertexts, and the runtime's PKCE challenge is approved on the consent page and its verifier
-//   redeemed for a token.
-// - `/node` and `/otel` (one call recorded as spans with the OpenTelemetry SDK) run on every Node, Bun
-//   and Deno. `/redis` is tried on the same runtimes only when the
-=======
 //   Node, over 127.0.0.1), creates one more with `signatureEncoding: 'base64'`, round-trips
 //   `aesGcmCipher` and `aesCbcCipher`, and builds an authorize URL. Then this script checks from
 //   Node: the card is in the sandbox, node:crypto computes the base64 signature the runtime sent,
 //   Node decrypts the runtime's ciphertexts, and the runtime's PKCE challenge is approved on the
 //   consent page and its verifier redeemed for a token.
-// - `/node` runs on every Node, Bun and Deno. `/redis` is tried on the same runtimes only when the
->>>>>>> pipeline
+// - `/node` and `/otel` (one call recorded as spans with the OpenTelemetry SDK) run on every Node, Bun
+//   and Deno. `/redis` is tried on the same runtimes only when the
 //   packed package.json's exports map has `./redis` (the entry is not part of every release).
 //   A failure on a runtime listed in NODE_ENTRIES_ON fails the run; the others are reported.
 // - workerd runs through Miniflare (which needs Node 22+, so it runs on the Node 22 of the matrix);
