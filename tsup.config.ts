@@ -8,6 +8,7 @@ export default defineConfig({
     node: 'src/node.ts',
     redis: 'src/redis.ts',
     schemas: 'src/schemas.ts',
+    otel: 'src/otel.ts',
     // The `openbanking-ng-sandbox` command (package.json "bin").
     'bin/openbanking-ng-sandbox': 'src/bin/openbanking-ng-sandbox.ts',
   },
@@ -21,6 +22,6 @@ export default defineConfig({
   splitting: true,
   // Keep `node:` specifiers as written: Deno and Bun resolve them, and the main entry must show none.
   removeNodeProtocol: false,
-  external: ['ky', 'oauth4webapi', 'uuid', 'msw', 'redis', 'ioredis', /^node:/],
+  external: ['ky', 'oauth4webapi', 'uuid', 'msw', 'redis', 'ioredis', '@opentelemetry/api', /^node:/],
   noExternal: ['zod'],
 });

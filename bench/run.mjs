@@ -138,6 +138,12 @@ function report(results) {
         `429 phase ${fmt(ok)}/${fmt(calls)} ok, ${violations} violations`,
     );
   }
+  if (results.sdk && results['sdk-otel']) {
+    // What instrument(ob) costs: the traced client against the plain one, within each round.
+    const extra = (metric) => median(results['sdk-otel'].map((run, i) => run[metric] - results.sdk[i][metric]));
+    const times = (metric) => median(results['sdk-otel'].map((run, i) => run[metric] / results.sdk[i][metric]));
+    console.log(`instrument(ob), no-op exporters: CPU/call seq +${fmt(extra('seqCpuUs'))} µs (${fmt(times('seqCpuUs'), 2)}× the plain client) · CPU/call @32 +${fmt(extra('concCpuUs'))} µs (${fmt(times('concCpuUs'), 2)}×) · p50 +${fmt(extra('p50Us'))} µs`);
+  }
   return problems;
 }
 

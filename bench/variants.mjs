@@ -187,7 +187,31 @@ const sdkVariant = (specifier) => async (origin) => {
     // Retry-After: 0 from the server; retry at once, like the hand-written loops above.
     sleep: () => Promise.resolve(),
   });
-  return (seq) => ob.cards.create(cardBody(seq));
+  const call = (seq) => ob.cards.create(cardBody(seq));
+  call.ob = ob;
+  return call;
+};
+
+/**
+ * The SDK traced: `instrument(ob)` from `openbanking-ng/otel` with the OpenTelemetry SDK, the
+ * AsyncLocalStorage context manager, every span and metric recorded and handed to exporters that
+ * drop them. What the instrumentation itself costs per call.
+ */
+const sdkOtelVariant = async (origin) => {
+  const [{ context }, { AsyncLocalStorageContextManager }, trace, sdkMetrics, { instrument }, setup] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-metrics'),
+    import('openbanking-ng/otel'),
+    sdkVariant('openbanking-ng')(origin),
+  ]);
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const noop = { export: (_items, done) => done({ code: 0 }), shutdown: async () => undefined, forceFlush: async () => undefined };
+  const tracerProvider = new trace.BasicTracerProvider({ spanProcessors: [new trace.BatchSpanProcessor(noop)] });
+  const meterProvider = new sdkMetrics.MeterProvider({ readers: [new sdkMetrics.PeriodicExportingMetricReader({ exporter: noop, exportIntervalMillis: 1000 })] });
+  instrument(setup.ob, { tracerProvider, meterProvider });
+  return setup;
 };
 
 /** Every variant; `extra` ones run only when named with `--only`. */
@@ -200,6 +224,7 @@ export const VARIANTS = {
   'ky-lean': { label: 'ky, body and signal at fetch', setup: kyLeanVariant, extra: true },
   'ky-same': { label: 'ky with the SDK\'s options', setup: kySameVariant },
   sdk: { label: 'openbanking-ng cards.create', setup: sdkVariant('openbanking-ng') },
+  'sdk-otel': { label: 'openbanking-ng cards.create, instrument(ob), no-op exporters', setup: sdkOtelVariant },
 };
 
 // `--sdk-base <dist/index.js of another build>[,<another>…]` adds those builds as variants

@@ -132,6 +132,7 @@ writeFileSync(
         'openbanking-ng/node': [rel('src/node.ts')],
         'openbanking-ng/redis': [rel('src/redis.ts')],
         'openbanking-ng/schemas': [rel('src/schemas.ts')],
+        'openbanking-ng/otel': [rel('src/otel.ts')],
         '*': [rel('node_modules/*')],
       },
     },

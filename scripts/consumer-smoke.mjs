@@ -18,6 +18,7 @@ const expected = {
   [`${pkg.name}/node`]: ['tripleDesCipher'],
   [`${pkg.name}/redis`]: ['redisFleet', 'MemoryFleetStore'],
   [`${pkg.name}/schemas`]: ['operations'],
+  [`${pkg.name}/otel`]: ['instrument'],
 };
 const CARD = { account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } };
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -28,7 +29,9 @@ try {
   const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], root).trim().split('\n').pop();
   writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }));
   const msw = pkg.devDependencies.msw;
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), `msw@${msw}`], work);
+  // The optional peers of /testing and /otel, and an OpenTelemetry SDK to record spans with.
+  const otel = ['@opentelemetry/api', '@opentelemetry/sdk-trace-base'].map((name) => `${name}@${pkg.devDependencies[name]}`);
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), `msw@${msw}`, ...otel], work);
 
   // Every built-in cipher round-trips a PIN from the built files, and a decryption failure in the
   // Node-only entry is the main entry's CipherError (one shared class per module system).
@@ -99,9 +102,9 @@ ${after}
   underHook('lazy.mjs', {
     before: `await import('${pkg.name}');`,
     after: `if (!resolved.some((url) => url.includes('/node_modules/${pkg.name}/'))) throw new Error('the resolve hook saw nothing');
-const deferred = resolved.filter((url) => ['zod', 'ky', 'uuid', 'oauth4webapi'].some((dep) => url.includes('/node_modules/' + dep + '/')));
+const deferred = resolved.filter((url) => ['zod', 'ky', 'uuid', 'oauth4webapi', '@opentelemetry/api'].some((dep) => url.includes('/node_modules/' + dep + '/')));
 if (deferred.length > 0) throw new Error('importing ${pkg.name} loaded ' + deferred.join(', '));
-console.log('lazy ok: importing ${pkg.name} loads neither zod, ky, uuid nor oauth4webapi');`,
+console.log('lazy ok: importing ${pkg.name} loads neither zod, ky, uuid, oauth4webapi nor @opentelemetry/api');`,
   });
   underHook('first-call.mjs', {
     before: `const { OpenBanking } = await import('${pkg.name}');
@@ -139,6 +142,28 @@ console.log('first call ok: the client-credentials token comes through oauth4web
   writeFileSync(join(work, 'sandbox.cjs'), sandboxUse(`const { OpenBanking } = require('${pkg.name}');\nconst { startSandboxServer } = require('${pkg.name}/testing');`));
   process.stdout.write(run('node', ['sandbox.mjs'], work));
   process.stdout.write(run('node', ['sandbox.cjs'], work));
+  // openbanking-ng/otel from the packed package, in both module systems: one call recorded as spans.
+  const otelUse = (load) => `${load}
+(async () => {
+  const spans = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+  const sandbox = createSandbox();
+  const app = sandbox.registerClient();
+  const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, logLevel: 'off' });
+  instrument(ob, { tracerProvider });
+  await ob.cards.create(${JSON.stringify(CARD)});
+  const names = spans.getFinishedSpans().map((s) => s.name).sort().join(', ');
+  if (names !== 'POST /cards, cards.create, oauth2 client_credentials') throw new Error('spans recorded: ' + names);
+  console.log('otel ok: ' + (typeof require === 'function' ? 'cjs' : 'esm') + ' (' + names + ')');
+})().catch((e) => { console.error(e); process.exitCode = 1; });
+`;
+  const otelImports = ['OpenBanking', 'instrument', 'createSandbox', 'BasicTracerProvider', 'InMemorySpanExporter', 'SimpleSpanProcessor'];
+  const otelFrom = [pkg.name, `${pkg.name}/otel`, `${pkg.name}/testing`, '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-trace-base'];
+  writeFileSync(join(work, 'otel.mjs'), otelUse(otelImports.map((name, i) => `import { ${name} } from '${otelFrom[i]}';`).join('\n')));
+  writeFileSync(join(work, 'otel.cjs'), otelUse(otelImports.map((name, i) => `const { ${name} } = require('${otelFrom[i]}');`).join('\n')));
+  process.stdout.write(run('node', ['otel.mjs'], work));
+  process.stdout.write(run('node', ['otel.cjs'], work));
+
   // msw handlers from the packed package, msw loaded on demand: a server set up from msw/node (ESM)
   // answers the global fetch in both module systems.
   const mswUse = (load) => `${load}

@@ -33,6 +33,7 @@ const EXAMPLES = [
   { file: 'examples/disputes.mjs' },
   { file: 'examples/direct-debits.mjs' },
   { file: 'examples/savings.mjs' },
+  { file: 'examples/observability.mjs' },
   { file: 'examples/demo.mjs' },
   { file: 'examples/auth-code-backend/server.mjs', server: driveConsent },
 ];

@@ -11,6 +11,7 @@ import type { RequestOptions } from './core/call-options.js';
 import type { RequestParams } from './core/request-params.js';
 import { type Scope, scopeList } from './core/scopes.js';
 import { Transport } from './core/transport.js';
+import type { ClientEventListener, ClientEventName } from './core/event-types.js';
 import { CustomerSession } from './customer-session.js';
 import { ValidationError } from './errors/index.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
@@ -145,6 +146,23 @@ export class OpenBanking extends Namespaces {
   }
 
   /**
+   * Listens to the client's calls: `callStart`, `request`, `response`, `retry`, `rateLimitWait`,
+   * `token` and `callEnd` (see {@link ClientEvents}), for the calls of its customer sessions
+   * too. Returns the function that removes the listener. A listener that throws or rejects is
+   * logged at `warn` and never changes the call; payloads are redacted and carry no body.
+   *
+   * @example
+   * ```ts
+   * const off = ob.on('response', (e) => console.log(e.operation, e.status, e.durationMs));
+   * off();
+   * ```
+   * @group Observability
+   */
+  on<N extends ClientEventName>(name: N, listener: ClientEventListener<N>): () => void {
+    return this.#state.config.events.on(name, listener);
+  }
+
+  /**
    * Calls any API operation through the same pipeline (validation, token, idempotency key,
    * signature, retries, envelope). For the operations that have no typed method. Resolves to the
    * envelope's `data` (or the whole body when it has no envelope).
@@ -258,7 +276,7 @@ function fleetGuard(config: ResolvedOptions): GrantGuard | undefined {
 
 /** What a grant needs from the client's options. */
 function grantContext(c: ResolvedOptions): GrantContext {
-  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now };
+  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now, events: c.events };
 }
 
 /**

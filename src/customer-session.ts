@@ -45,6 +45,8 @@ export interface SessionLink {
  * Bad tokens or options do not throw here: every call of the session rejects with the
  * `ValidationError`.
  *
+ * The session's calls emit their events on the client that made it (`ob.on`, `instrument(ob)`).
+ *
  * @example
  * ```ts
  * import { OpenBanking, type TokenSet } from 'openbanking-ng';

@@ -7,6 +7,20 @@ export type { ClientOptions, Environment, Endpoints, Hosts, RateLimit, RateLimit
 export { DEFAULT_ENDPOINTS, SANDBOX_HOSTS, PUBLISHED_RATE_LIMITS } from './options.js';
 export type { RequestOptions } from './core/call-options.js';
 export type { HttpMethod } from './core/http.js';
+export type {
+  CallEndEvent,
+  CallStartEvent,
+  ClientEventListener,
+  ClientEventName,
+  ClientEvents,
+  RateLimitWaitEvent,
+  RequestEvent,
+  ResponseEvent,
+  RetryEvent,
+  RetryReason,
+  TokenEvent,
+  TokenGrant,
+} from './core/event-types.js';
 export type { APIPromise, Envelope, WithResponse } from './core/api-promise.js';
 export type { PagePromise } from './core/page-promise.js';
 export { OPERATION_SCOPES, type OperationName } from './resources/operations.js';

@@ -8,6 +8,7 @@ import { type Scope, SCOPES } from './core/scopes.js';
 import type { SignatureEncoding } from './core/signature.js';
 import { FleetHandle } from './fleet/handle.js';
 import { Lazy } from './core/lazy.js';
+import { EventHub } from './core/events.js';
 import { rememberSecret } from './core/redact.js';
 import type { FleetStore } from './fleet/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
@@ -271,6 +272,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     decryptResponses: input.decryptResponses ?? true,
     sleep,
     now,
+    events: new EventHub(log),
   };
 }
 

@@ -250,10 +250,12 @@ describe('package.json', () => {
     expect(pkg.sideEffects).toBe(false);
     expect(pkg.engines.node).toBe('>=20.19.0');
     expect(Object.keys(pkg.dependencies).sort()).toEqual(['ky', 'oauth4webapi', 'uuid', 'zod']);
-    // msw for /testing; the Redis clients for /redis, which imports neither: the user passes theirs.
-    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['ioredis', 'msw', 'redis']);
-    for (const peer of ['ioredis', 'msw', 'redis']) expect(pkg.peerDependenciesMeta[peer].optional, peer).toBe(true);
-    for (const entry of ['.', './pkce', './testing', './node', './redis']) {
+    // msw for /testing; the Redis clients for /redis, which imports neither: the user passes theirs;
+    // @opentelemetry/api for /otel (^1.9.0, a range users can meet).
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@opentelemetry/api', 'ioredis', 'msw', 'redis']);
+    expect(pkg.peerDependencies['@opentelemetry/api']).toBe('^1.9.0');
+    for (const peer of ['@opentelemetry/api', 'ioredis', 'msw', 'redis']) expect(pkg.peerDependenciesMeta[peer].optional, peer).toBe(true);
+    for (const entry of ['.', './pkce', './testing', './node', './redis', './otel']) {
       expect(Object.keys(pkg.exports[entry]).sort(), entry).toEqual(['import', 'require']);
       for (const kind of ['import', 'require']) expect(Object.keys(pkg.exports[entry][kind]), `${entry} ${kind}`).toEqual(['types', 'default']);
     }

@@ -1,7 +1,9 @@
 import { inspect } from 'node:util';
 import { delay } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { OpenBanking, isOpenBankingError } from '../src/index.js';
+import { type ClientEventName, OpenBanking, isOpenBankingError } from '../src/index.js';
+import { instrument } from '../src/otel.js';
+import { telemetry, useAsyncContext } from './observability/support.js';
 import { validCard } from './support/cards.js';
 import { capturingLogger, sweep } from './support/leaks.js';
 import { AUTH, BASE, http, HttpResponse, useMsw } from './support/msw.js';
@@ -23,7 +25,25 @@ const { logger, lines: printed } = capturingLogger();
 const thrown: unknown[] = [];
 let scenarios = 0;
 
+// Every event payload, span attribute, span event and metric attribute goes into the haystack too.
+useAsyncContext();
+const otel = telemetry();
+const EVENTS: ClientEventName[] = ['callStart', 'request', 'response', 'retry', 'rateLimitWait', 'token', 'callEnd'];
+let events = 0;
+
 function client(overrides: Record<string, unknown> = {}) {
+  const ob = plainClient(overrides);
+  for (const name of EVENTS) {
+    ob.on(name, (event) => {
+      events++;
+      printed.push(inspect(event, { depth: 50 }), JSON.stringify(event));
+    });
+  }
+  instrument(ob, { tracerProvider: otel.tracerProvider, meterProvider: otel.meterProvider, propagate: true });
+  return ob;
+}
+
+function plainClient(overrides: Record<string, unknown> = {}) {
   return new OpenBanking({
     clientId: 'client-1',
     clientSecret: S.secret,
@@ -110,9 +130,17 @@ describe('no secret reaches a log line or an error', () => {
       thrown.push(error);
     }
 
-    const leaks = sweep(printed, thrown, SENTINELS, []);
-    console.log(`secrets: scenarios ${scenarios}, errors inspected ${thrown.length}, log lines ${printed.length}, sentinel leaks ${leaks.length}`);
+    const spans = otel.finished().map((span) => JSON.stringify({ name: span.name, attributes: span.attributes, events: span.events.map((e) => [e.name, e.attributes]), status: span.status }));
+    const metrics = (await otel.allMetrics()).flatMap((m) => m.dataPoints.map((p) => JSON.stringify([m.descriptor.name, p.attributes])));
+    const leaks = sweep([...printed, ...spans, ...metrics], thrown, SENTINELS, []);
+    console.log(
+      `secrets: scenarios ${scenarios}, errors inspected ${thrown.length}, log lines and event payloads ${printed.length} (events ${events}), spans ${spans.length}, metric points ${metrics.length}, sentinel leaks ${leaks.length}`,
+    );
     expect(leaks).toEqual([]);
     expect(thrown.length).toBeGreaterThan(20);
+    expect(events).toBeGreaterThan(100);
+    expect(spans.length).toBeGreaterThan(50);
+    expect(metrics.length).toBeGreaterThan(5);
+    await otel.shutdown();
   });
 });

@@ -11,7 +11,8 @@
 //   Node: the card is in the sandbox, node:crypto computes the base64 signature the runtime sent,
 //   Node decrypts the runtime's ciphertexts, and the runtime's PKCE challenge is approved on the
 //   consent page and its verifier redeemed for a token.
-// - `/node` runs on every Node, Bun and Deno. `/redis` is tried on the same runtimes only when the
+// - `/node` and `/otel` (one call recorded as spans with the OpenTelemetry SDK) run on every Node, Bun
+//   and Deno. `/redis` is tried on the same runtimes only when the
 //   packed package.json's exports map has `./redis` (the entry is not part of every release).
 //   A failure on a runtime listed in NODE_ENTRIES_ON fails the run; the others are reported.
 // - workerd runs through Miniflare (which needs Node 22+, so it runs on the Node 22 of the matrix);
@@ -29,7 +30,7 @@ import { pathToFileURL } from 'node:url';
 const root = resolve(import.meta.dirname, '..', '..');
 const here = import.meta.dirname;
 const pins = JSON.parse(readFileSync(join(here, 'versions.json'), 'utf8'));
-/** Runtimes on which `/node` (and `/redis`, when shipped) must pass; elsewhere they are only reported. */
+/** Runtimes on which `/node`, `/otel` (and `/redis`, when shipped) must pass; elsewhere they are only reported. */
 const NODE_ENTRIES_ON = new Set(['node20', 'node22', 'node24', 'bun', 'deno']);
 const started = performance.now();
 
@@ -70,7 +71,10 @@ function packAndInstall(work) {
   const consumer = join(work, 'consumer');
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0', type: 'module' }));
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: consumer });
+  // With the optional peer of /otel and an OpenTelemetry SDK to record its spans, at the project's pins.
+  const dev = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies;
+  const otel = ['@opentelemetry/api', '@opentelemetry/sdk-trace-base'].map((name) => `${name}@${dev[name]}`);
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...otel], { cwd: consumer });
   for (const file of ['probe.mjs', 'run-probe.mjs', 'worker.mjs', 'run-workerd.mjs']) copyFileSync(join(here, file), join(consumer, file));
   return { consumer, packed };
 }
@@ -176,7 +180,7 @@ try {
 
   const t1 = performance.now();
   const { consumer, packed } = packAndInstall(work);
-  const extras = ['./node', './redis'].filter((key) => key in (packed.exports ?? {})).map((key) => key.slice(2));
+  const extras = ['./node', './redis', './otel'].filter((key) => key in (packed.exports ?? {})).map((key) => key.slice(2));
   console.log(`packed ${packed.name}@${packed.version} and installed it in a scratch project in ${Math.round(performance.now() - t1)} ms; Node-only entries in its exports: ${extras.map((e) => `/${e}`).join(', ') || 'none'}${extras.includes('redis') ? '' : ' (no ./redis: /redis is not tried)'}`);
   const importPacked = async (entry) => import(pathToFileURL(join(consumer, 'node_modules', packed.name, packed.exports[entry].import.default)).href);
   const sdk = { main: await importPacked('.'), node: extras.includes('node') ? await importPacked('./node') : undefined };

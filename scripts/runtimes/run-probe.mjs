@@ -1,5 +1,5 @@
 // The matrix's entry for Node, Bun and Deno: the shared probe, then the Node-only entries this
-// runtime is asked to try (`/node`, and `/redis` when the package ships it). Prints one line,
+// runtime is asked to try (`/node`, `/otel`, and `/redis` when the package ships it). Prints one line,
 // `RESULT <json>`, for scripts/runtimes/matrix.mjs.
 //   <runtime> run-probe.mjs <sandboxUrl> [extra entries, comma separated]
 import { probe } from './probe.mjs';
@@ -24,6 +24,20 @@ for (const entry of extras.split(',').filter(Boolean)) {
       if ((await cipher.decrypt(ciphertext)) !== '1234') throw new Error('tripleDesCipher round trip failed');
       result.artifacts.tripleDes = ciphertext;
       result.checks.push({ name: '/node', ok: true, detail: 'tripleDesCipher round trip' });
+    } else if (entry === 'otel') {
+      // One call recorded as spans through @opentelemetry/api and the SDK's in-memory exporter.
+      const { instrument } = await import('openbanking-ng/otel');
+      const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
+      const { OpenBanking } = await import('openbanking-ng');
+      const spans = new InMemorySpanExporter();
+      const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+      const registration = await OpenBanking.register({ authUrl: sandboxUrl, username: 'runtime-otel', password: 'not-a-secret', app_name: 'Runtime otel', redirect_url: 'http://127.0.0.1:3000/callback' });
+      const ob = OpenBanking.fromRegistration(registration, { logLevel: 'off' });
+      instrument(ob, { tracerProvider });
+      await ob.cards.list();
+      const names = spans.getFinishedSpans().map((span) => span.name).sort().join(', ');
+      if (names !== 'GET /cards, cards.list, oauth2 client_credentials') throw new Error(`spans recorded: ${names}`);
+      result.checks.push({ name: '/otel', ok: true, detail: `instrument(ob): ${names}` });
     } else if (entry === 'redis') {
       const redis = await import(`openbanking-ng/${entry}`);
       if (typeof redis.redisFleet !== 'function') throw new Error('openbanking-ng/redis has no redisFleet function');

@@ -122,6 +122,7 @@ export async function pollDeviceAuthorization(ctx: GrantContext, poll: DevicePol
           return toTokenSet(await oauth.processDeviceCodeResponse(as, client, response), ctx.now());
         },
         signal,
+        ctx,
       );
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;

@@ -4,6 +4,7 @@ import { OAuthError } from '../errors/oauth.js';
 import { scrubCause } from '../core/response.js';
 import { redactText, rememberToken } from '../core/redact.js';
 import type { TokenSet } from './token-store.js';
+import type { EventHub } from '../core/events.js';
 
 // What every grant shares: the settings it runs with, its answer as a token set, its failures as SDK errors.
 
@@ -18,6 +19,8 @@ export interface GrantContext {
   maxResponseBytes: number;
   /** The client's clock in milliseconds (the `now` option): token expiry is judged by it. */
   now: () => number;
+  /** The client's listeners and instrumentations: each grant request is a `token` event. */
+  events?: EventHub | undefined;
 }
 
 /** An answer no grant can use: `OAuthError('server_error')`, with the status when it is the reason. */

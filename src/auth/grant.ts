@@ -47,9 +47,15 @@ async function identityFetch(ctx: GrantContext, url: string, init: RequestInit):
   return new Response(empty ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** Runs one oauth4webapi grant and maps every failure to an SDK error (see {@link oauthFailure}). */
-export function runGrant<T>(what: string, step: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-  return runAnyGrant(what, step, signal, oauthFailure);
+/**
+ * Runs one oauth4webapi grant and maps every failure to an SDK error (see {@link oauthFailure});
+ * with `ctx`, and somebody watching the client, it is a `token` event (`scope`: what was asked for).
+ */
+export function runGrant<T>(what: string, step: () => Promise<T>, signal?: AbortSignal, ctx?: GrantContext, scope?: string): Promise<T> {
+  const run = () => runAnyGrant(what, step, signal, oauthFailure);
+  const hub = ctx?.events;
+  // The events' code loads with the first grant somebody watches.
+  return hub?.active ? hub.load().then((parts) => parts.observeGrant(hub, what, scope, run)) : run();
 }
 
 /** oauth4webapi's errors as SDK errors: OAuth error bodies and challenges to {@link OAuthError}. */

@@ -22,6 +22,8 @@ export async function requestClientCredentials(ctx: GrantContext, tokenPath: str
       return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), ctx.now());
     },
     signal,
+    ctx,
+    scope,
   );
 }
 
@@ -56,6 +58,7 @@ export async function requestCodeExchange(
       return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), ctx.now());
     },
     signal,
+    ctx,
   );
 }
 
@@ -77,5 +80,6 @@ export async function requestRefresh(ctx: GrantContext, tokenPath: string, refre
       return set;
     },
     signal,
+    ctx,
   );
 }

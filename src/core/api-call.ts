@@ -4,7 +4,7 @@ import { ApiError } from '../errors/api.js';
 import { OpenBankingError, withIdempotencyKey } from '../errors/base.js';
 import { AbortError, ConnectionError, TimeoutError } from '../errors/local.js';
 import type { PipelineConfig } from './config.js';
-import { type BearerSource, type CallLimiter, type Exchange, type HttpMethod, renewalBackoff, send } from './http.js';
+import { type AttemptObserver, type BearerSource, type CallLimiter, type Exchange, type HttpMethod, renewalBackoff, send } from './http.js';
 import { describeNetworkFailure, parseJson, redirectMessage, scrubCause } from './response.js';
 
 /** A fresh idempotency key (UUID v4). */
@@ -26,6 +26,8 @@ export interface PreparedCall {
   limiter: CallLimiter | undefined;
   /** Body fields the caller declared secret: redacted from logs and errors with the SDK's own. */
   secretFields?: readonly string[] | undefined;
+  /** The call's events, when somebody watches. */
+  observe?: AttemptObserver | undefined;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function sendApiCall(o: PipelineConfig, call: PreparedCall): Promis
     bearer: call.bearer,
     payload: call.payload,
     secretFields: call.secretFields,
+    observe: call.observe,
     refuseRedirect: (response) =>
       ApiError.from({ status: response.status, body: undefined, rawBody: '', headers: response.headers, idempotencyKey, message: redirectMessage(response, 'The API') }),
   };

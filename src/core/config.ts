@@ -1,3 +1,4 @@
+import type { EventHub } from './events.js';
 import type { Lazy } from './lazy.js';
 import type { CallLimiter } from './http.js';
 import type { FieldCipher } from '../crypto/cipher.js';
@@ -100,4 +101,6 @@ export interface PipelineConfig {
   fleet: FleetAccess | undefined;
   sleep: Sleep;
   now: () => number;
+  /** The client's listeners and instrumentations (`ob.on`, `openbanking-ng/otel`). */
+  events: EventHub;
 }

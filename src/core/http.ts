@@ -20,8 +20,22 @@ export interface BearerSource {
 
 /** Waits for a unit of the API rate budget before an attempt is sent. */
 export interface CallLimiter {
-  /** Resolves when the call may go; rejects with `RateLimitError` when the wait would pass `maxWait`. */
-  acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<void>;
+  /** Resolves (to the wait in ms) when the call may go; rejects with `RateLimitError` when the wait would pass `maxWait`. */
+  acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<number>;
+  /** The budget is shared by a fleet. */
+  readonly shared?: boolean;
+}
+
+/** What an observed call is told of its attempts (see `call-observation.ts`): the hooks emit through it. */
+export interface AttemptObserver {
+  /** An attempt is about to be sent, its headers complete. */
+  request(request: Request, attempt: number, redact: typeof redactHeaders): void;
+  /** An attempt's answer was read. */
+  response(response: Response, redact: typeof redactHeaders): void;
+  /** An attempt failed with `error` (what ky retries on) and another follows after `delayMs`. */
+  retryAfter(error: unknown, delayMs: number): void;
+  /** The rate limiter held the call back `waitMs`. */
+  rateLimitWait(waitMs: number, shared: boolean): void;
 }
 
 /** The longest delay a timer holds; a longer attempt timeout sets none. */
@@ -69,6 +83,8 @@ export interface Exchange {
   text?: string;
   /** A failure of the SDK's own steps (the token source, the limiter): it ends the call, never retried. */
   stop?: unknown;
+  /** The call's events, when somebody watches (`ob.on`, an instrumentation, the diagnostics channel). */
+  observe?: AttemptObserver | undefined;
 }
 
 const exchangeOf = (options: NormalizedOptions): Exchange => options.context.exchange as Exchange;
@@ -94,14 +110,17 @@ const bearer: BeforeRequestHook = async (request, options) => {
 /** beforeRequest: one unit of the rate budget per attempt. */
 const waitForBudget: BeforeRequestHook = async (_request, options) => {
   const ex = exchangeOf(options);
-  if (ex.limiter) await stopOnFailure(ex.limiter.acquire(ex.signal, ex.idempotencyKey ?? ''), ex);
+  const limiter = ex.limiter;
+  const waited = limiter && (await stopOnFailure(limiter.acquire(ex.signal, ex.idempotencyKey ?? ''), ex));
+  if (waited) ex.observe?.rateLimitWait(waited, !!limiter.shared);
 };
 
-/** beforeRequest: the attempt's number and start, for the debug log. */
-const startAttempt: BeforeRequestHook = (_request, options) => {
+/** beforeRequest: the attempt's number and start, for the debug log; its `request` event. */
+const startAttempt: BeforeRequestHook = (request, options) => {
   const ex = exchangeOf(options);
   ex.attempt = (ex.attempt ?? 0) + 1;
   ex.started = ex.now();
+  ex.observe?.request(request, ex.attempt, redactHeaders);
 };
 
 /**
@@ -116,10 +135,12 @@ async function fetchAndRead(ex: Exchange, request: Request, init: RequestInit | 
   if (isRedirect(response)) {
     void response.body?.cancel().catch(() => undefined);
     logAttempt(ex, request, response.status);
+    ex.observe?.response(response, redactHeaders);
     throw ex.refuseRedirect(response);
   }
   ex.text = await readText(response, ex.maxResponseBytes);
   logAttempt(ex, request, response.status);
+  ex.observe?.response(response, redactHeaders);
   return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
@@ -154,12 +175,13 @@ const renewOn401: AfterResponseHook = async (_request, options, response) => {
 /** beforeRetry: the wait before the next attempt, through the client's `sleep` (0 after a renewal). */
 const waitBeforeRetry: BeforeRetryHook = async ({ request, options, error }) => {
   const ex = exchangeOf(options);
-  if (isForceRetryError(error)) return;
+  if (isForceRetryError(error)) return ex.observe?.retryAfter(error, 0); // a renewed token: the `retry` event only
   if (!isHTTPError(error)) logAttempt(ex, request, (error as Error | undefined)?.name ?? 'error');
   const retryAfter = isHTTPError(error) ? parseRetryAfterMs(error.response.headers.get('retry-after'), ex.now()) : undefined;
   const delay = retryAfter ?? backoffDelay(ex.retries ?? 0);
   ex.retries = (ex.retries ?? 0) + 1;
   logRetry(ex, isHTTPError(error) ? error.response.status : ((error as Error | undefined)?.name ?? 'error'), delay);
+  ex.observe?.retryAfter(error, delay);
   try {
     await (ex.sleep ?? noSleep)(delay, ex.signal);
   } catch (reason) {

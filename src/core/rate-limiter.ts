@@ -38,11 +38,11 @@ export class RateLimiter {
     return this.#tokens >= 1 ? 0 : Math.ceil((1 - this.#tokens) / this.#perMs);
   }
 
-  /** Takes one unit of budget, waiting for it if needed. */
-  async acquire(signal: AbortSignal | undefined, idempotencyKey: string, maxWait: number = this.maxWait): Promise<void> {
+  /** Takes one unit of budget, waiting for it if needed; resolves to the wait (ms). */
+  async acquire(signal: AbortSignal | undefined, idempotencyKey: string, maxWait: number = this.maxWait): Promise<number> {
     this.#refill();
     this.#tokens -= 1;
-    if (this.#tokens >= 0) return;
+    if (this.#tokens >= 0) return 0;
     const wait = Math.ceil(-this.#tokens / this.#perMs);
     if (wait > maxWait) {
       this.#tokens += 1;
@@ -69,5 +69,6 @@ export class RateLimiter {
       this.#tokens += 1;
       throw new AbortError('The request was aborted while waiting for rate-limit budget', { idempotencyKey });
     }
+    return wait;
   }
 }

@@ -30,13 +30,18 @@ export interface RequestParams {
    * the body carries it. In production such a call refuses to send until a cipher is configured.
    */
   secretFields?: readonly string[];
+  /**
+   * How events and traces name the path (`url.template`), e.g. `/loans/{loan_id}` for a path that
+   * carries a customer's values. Default: `path` as given.
+   */
+  urlTemplate?: string;
 }
 
 /** The request secret fields a typed operation knows of, used by `request` when `secretFields` is not given. */
 export const DEFAULT_REQUEST_SECRET_FIELDS: readonly string[] = Object.freeze(['card_default_pin']);
 
 const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const REQUEST_KEYS = new Set(['method', 'path', 'body', 'query', 'scope', 'customer', 'secretFields']);
+const REQUEST_KEYS = new Set(['method', 'path', 'body', 'query', 'scope', 'customer', 'secretFields', 'urlTemplate']);
 
 /** True when `path`, resolved the way a URL parser does (`%2e%2e`, backslashes), stays under the base path. */
 function staysUnder(path: string): boolean {
@@ -74,6 +79,9 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
   if (params.secretFields !== undefined && (!Array.isArray(params.secretFields) || params.secretFields.some((f) => typeof f !== 'string' || f === ''))) {
     issues.push({ path: 'secretFields', message: 'must be an array of body field names', code: 'invalid_type' });
   }
+  if (params.urlTemplate !== undefined && (typeof params.urlTemplate !== 'string' || !params.urlTemplate.startsWith('/'))) {
+    issues.push({ path: 'urlTemplate', message: 'must be a path template starting with /', code: 'invalid_format' });
+  }
   if (params.customer !== undefined && typeof params.customer !== 'boolean') issues.push({ path: 'customer', message: 'must be a boolean', code: 'invalid_type' });
   return issues;
 }
@@ -85,7 +93,8 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
  */
 export function sendRequest(transport: Transport, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): Promise<WithResponse<unknown>> {
   const secretRequestFields = Array.isArray(params?.secretFields) ? params.secretFields : DEFAULT_REQUEST_SECRET_FIELDS;
-  return transport.send({ method: params?.method, path: params?.path, query: params?.query, body: params?.body, secretRequestFields, bearer }, options, () => {
+  const urlTemplate = typeof params?.urlTemplate === 'string' ? params.urlTemplate : params?.path;
+  return transport.send({ method: params?.method, path: params?.path, query: params?.query, body: params?.body, secretRequestFields, bearer, name: 'request', urlTemplate }, options, () => {
     const issues = checkRequestParams(params);
     if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
   });

@@ -24,6 +24,8 @@ export function reservedUnits(burst: number): number {
 export class SharedRateLimiter {
   readonly #key: string;
   readonly #link: FleetAccess;
+  /** The budget is the fleet's. */
+  readonly shared = true;
 
   constructor(
     link: FleetAccess,
@@ -35,8 +37,8 @@ export class SharedRateLimiter {
     this.#key = link.key('rate');
   }
 
-  /** Takes one unit of the fleet's budget, waiting for it if needed. */
-  async acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<void> {
+  /** Takes one unit of the fleet's budget, waiting for it if needed; resolves to the wait (ms). */
+  async acquire(signal: AbortSignal | undefined, idempotencyKey: string): Promise<number> {
     const { rate, burst, maxWait } = this.limit;
     const take = await this.#link.take(this.#key, { rate, burst: burst - reservedUnits(burst), maxWait, now: this.now() });
     if (!take.granted) {
@@ -54,7 +56,7 @@ export class SharedRateLimiter {
     }
     // A broken or hostile store cannot park the call longer than the caller allows.
     const wait = take.wait > 0 ? Math.min(take.wait, maxWait) : 0;
-    if (!(wait > 0)) return;
+    if (!(wait > 0)) return 0;
     // The reserved unit stays spent if the wait is aborted: the fleet's budget is never handed back,
     // which only makes the fleet more careful.
     try {
@@ -63,6 +65,7 @@ export class SharedRateLimiter {
       throw new AbortError('The request was aborted while waiting for rate-limit budget', { idempotencyKey, cause: reason instanceof Error ? new Error(reason.message) : undefined });
     }
     if (signal?.aborted) throw new AbortError('The request was aborted while waiting for rate-limit budget', { idempotencyKey });
+    return wait;
   }
 }
 

@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
 import { checkCallOptions, type RequestOptions } from './call-options.js';
+import type { CallObservation } from './call-observation.js';
 import { describeType } from './checks.js';
 import type { PipelineConfig } from './config.js';
 import { decodeSuccess, issuesOf, type ResponseSchemas } from './decode.js';
@@ -41,6 +42,10 @@ export interface Operation {
   secretResponseFields?: readonly string[] | undefined;
   /** Where the bearer token comes from. */
   bearer: BearerSource;
+  /** How events and traces name it: the typed name, or `'request'`. */
+  name?: string | undefined;
+  /** The path template events and traces show (`/accounts/{account_number}`); default `path`. */
+  urlTemplate?: string | undefined;
 }
 
 /**
@@ -63,8 +68,18 @@ export class Transport {
     return makeAPIPromise(this.send(op, callOptions, precheck) as Promise<WithResponse<Data>>);
   }
 
-  /** Runs an operation; resolves to the whole result. `precheck` runs first and may throw a `ValidationError`. */
-  async send(op: Operation, callOptions: RequestOptions | undefined, precheck?: () => void): Promise<WithResponse<unknown>> {
+  /**
+   * Runs an operation; resolves to the whole result. `precheck` runs first and may throw a
+   * `ValidationError`. When somebody watches (`ob.on`, an instrumentation, the diagnostics
+   * channel) the call emits its events; otherwise nothing is built for them.
+   */
+  send(op: Operation, callOptions: RequestOptions | undefined, precheck?: () => void): Promise<WithResponse<unknown>> {
+    const o = this.#options;
+    if (!o.events.active) return this.#send(op, callOptions, precheck, undefined);
+    return o.events.load().then((parts) => parts.observeCall(o, op, callOptions, layer, (observe) => this.#send(op, callOptions, precheck, observe)));
+  }
+
+  async #send(op: Operation, callOptions: RequestOptions | undefined, precheck: (() => void) | undefined, observe: CallObservation | undefined): Promise<WithResponse<unknown>> {
     const o = this.#options;
     precheck?.();
     const optionIssues = checkCallOptions(callOptions);
@@ -83,7 +98,7 @@ export class Transport {
     }
     const query = encodeQuery((await validate(op.schemas?.query, op.query, 'Invalid query', 'query')) as Record<string, unknown> | undefined);
     const api = layer.value ?? (await layer.load());
-    const idempotencyKey = call.idempotencyKey ?? api.uuid();
+    const idempotencyKey = call.idempotencyKey ?? observe?.start.idempotencyKey ?? api.uuid();
 
     // 2. Secret fields encrypted once (remembered under the key), so every attempt carries the same bytes.
     const sent = await this.#crypto.encryptRequest(body, op.secretRequestFields, idempotencyKey);
@@ -108,6 +123,7 @@ export class Transport {
       bearer: op.bearer,
       limiter,
       secretFields: op.secretRequestFields,
+      observe,
     });
 
     // 5. Decode, validate, decrypt.

@@ -71,7 +71,8 @@ export class OperationRunner {
 
   async #send(op: OperationDeclaration, module: Lazy<SchemaModule>, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
     const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
-    let path = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
+    const template = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
+    let path = template;
     const issues = checkParams(op, params);
     if (issues.length === 0) {
       let i = 0;
@@ -89,6 +90,8 @@ export class OperationRunner {
         secretRequestFields: op.secretRequestFields,
         secretResponseFields: op.secretResponseFields,
         bearer: bearer ?? NO_BEARER,
+        name: op.name,
+        urlTemplate: template,
       },
       options,
       () => {

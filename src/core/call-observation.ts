@@ -1,0 +1,203 @@
+import type { RequestOptions } from './call-options.js';
+import type { CallStartEvent, CallTrace, ClientEventListener, ClientEventName, ClientEvents, GrantTrace, Hub, RetryReason, TokenGrant } from './event-types.js';
+import type { AttemptObserver, HttpMethod } from './http.js';
+import type { Lazy } from './lazy.js';
+
+// What one watched call emits, from its start to its end. Loaded with the first watched call; it
+// imports only types, so the call path's chunks stay as they are (uuid, the header redaction and
+// the request layer are handed in).
+
+/** The SDK's header redaction (`redactHeaders`), handed in by the attempt's hook. */
+export type HeaderRedaction = (headers: Headers) => Record<string, string>;
+
+/** Durations are real elapsed time, whatever clock the client runs on (`now` may be a test's fake clock). */
+const elapsed = (): number => performance.now();
+
+/** What an instrumentation or listener threw, as an `Error`. */
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
+/** A header list for an event: secret headers read `[redacted]`, known secrets in other values masked. */
+function eventHeaders(headers: Headers, redact: HeaderRedaction): Record<string, string> {
+  const out = redact(headers);
+  for (const name in out) if (out[name] === '[REDACTED]') out[name] = '[redacted]';
+  return out;
+}
+
+/** A listener or an instrumentation failed: one `warn` line, and the call goes on. */
+function failed(hub: Hub, name: string, error: unknown): void {
+  const reason = asError(error);
+  hub.logger.warn(`openbanking-ng: a '${name}' listener failed (${reason.name}: ${reason.message}); the call goes on`, { event: name });
+}
+
+/** Runs `fn`; what it throws, or its promise rejects with, is logged at `warn` under `name`, never passed on. */
+function safely(hub: Hub, name: string, fn: () => unknown): unknown {
+  try {
+    const result = fn() as Promise<unknown> | undefined;
+    if (typeof result?.then === 'function') result.then(undefined, (error: unknown) => failed(hub, name, error));
+    return result;
+  } catch (error) {
+    failed(hub, name, error);
+  }
+}
+
+/** Hands `event` to every listener of `name`, each isolated. */
+function tell<N extends ClientEventName>(hub: Hub, name: N, event: ClientEvents[N]): void {
+  for (const listener of (hub.listeners[name] ?? []) as Iterable<ClientEventListener<N>>) safely(hub, name, () => listener(event));
+}
+
+/** Hands `event` to the instrumentations' traces (their method `name`, with `extra`), then to the listeners. */
+function emit<N extends ClientEventName>(hub: Hub, traces: readonly object[], name: N, event: ClientEvents[N], extra?: unknown, listeners = true): void {
+  for (const trace of traces) safely(hub, name, () => (trace as Record<string, (e: unknown, x: unknown) => unknown>)[name]?.(event, extra));
+  if (listeners) tell(hub, name, event);
+}
+
+/** The instrumentations' traces for a call or a grant (what `start` returns, when it returns one). */
+function tracesOf<T>(hub: Hub, start: (tap: NonNullable<Hub['listeners']['openbanking-ng:tap']> extends Set<infer Tap> ? Tap : never) => T | undefined): T[] {
+  return [...(hub.listeners['openbanking-ng:tap'] ?? [])].map((tap) => safely(hub, 'callStart', () => start(tap)) as T | undefined).filter((trace): trace is T => trace !== undefined);
+}
+
+/** `fn` run inside every trace's `run` (the first trace outermost). */
+function within<T>(traces: readonly { run<R>(fn: () => Promise<R>): Promise<R> }[], fn: () => Promise<T>): () => Promise<T> {
+  let call = fn;
+  for (const trace of traces) {
+    const inner = call;
+    call = () => trace.run(inner);
+  }
+  return call;
+}
+
+/**
+ * Runs one logical call watched: `callStart` first (before validation, so a refused call has its
+ * events too, with `attempts: 0`), the call inside the diagnostics channel and every
+ * instrumentation's context, `callEnd` when it settles.
+ */
+export function observeCall<T extends { response: Response }>(
+  config: { events: Hub; connectionId: string | undefined },
+  op: { name?: string | undefined; method: HttpMethod; urlTemplate?: string | undefined },
+  callOptions: RequestOptions | undefined,
+  layer: Lazy<{ uuid: () => string }>,
+  send: (observe: CallObservation) => Promise<T>,
+): Promise<T> {
+  return (layer.value ? Promise.resolve(layer.value) : layer.load()).then(({ uuid }) => {
+    const call: Partial<RequestOptions> = typeof callOptions === 'object' && callOptions !== null ? callOptions : {};
+    const observe = new CallObservation(config.events, {
+      operation: op.name!,
+      method: op.method,
+      urlTemplate: op.urlTemplate!,
+      idempotencyKey: typeof call.idempotencyKey === 'string' ? call.idempotencyKey : uuid(),
+      connectionId: call.connectionId ?? config.connectionId,
+    });
+    return observe.run(() => send(observe), (result) => result.response.status);
+  });
+}
+
+/** One logical call being watched: emits its events, to the instrumentations' traces first. */
+export class CallObservation implements AttemptObserver {
+  /** Attempts sent so far. */
+  attempts = 0;
+  readonly #traces: CallTrace[];
+  readonly #began = elapsed();
+  #attemptStarted = 0;
+
+  constructor(
+    readonly hub: Hub,
+    readonly start: CallStartEvent,
+  ) {
+    this.#traces = tracesOf(hub, (tap) => tap.call(start));
+    tell(hub, 'callStart', start);
+  }
+
+  /**
+   * Runs the call inside every instrumentation's context and the diagnostics channel (the
+   * context there is a copy of the `callStart` payload, then `result: { status }` or `error`);
+   * emits `callEnd` when it settles. `status` reads a result's HTTP status.
+   */
+  run<T>(fn: () => Promise<T>, status: (result: T) => number): Promise<T> {
+    const call = within(this.#traces, () =>
+      fn().then(
+        (result) => (this.#end(undefined), result),
+        (error: unknown) => {
+          this.#end(asError(error));
+          throw error;
+        },
+      ),
+    );
+    const channel = this.hub.channel;
+    if (channel?.hasSubscribers !== true) return call();
+    // The channel's context gets the status of the result, never the result.
+    let result: T;
+    return channel
+      .tracePromise(() => call().then((r) => ({ status: status((result = r)) })), { ...this.start })
+      .then(() => result);
+  }
+
+  /** An attempt is about to be sent, its headers complete; an instrumentation may add one (`traceparent`). */
+  request(request: Request, attempt: number, redact: HeaderRedaction): void {
+    this.attempts = attempt;
+    this.#attemptStarted = elapsed();
+    const { operation, method, urlTemplate, idempotencyKey } = this.start;
+    const event = { operation, method, url: request.url, urlTemplate, attempt, idempotencyKey, headers: {} };
+    emit(this.hub, this.#traces, 'request', event, request.headers, false); // the traces may add a header
+    event.headers = eventHeaders(request.headers, redact);
+    tell(this.hub, 'request', event);
+  }
+
+  /** The attempt's answer arrived and was read. */
+  response(response: Response, redact: HeaderRedaction): void {
+    const { operation, method, urlTemplate, idempotencyKey } = this.start;
+    const event = { operation, method, urlTemplate, attempt: this.attempts, idempotencyKey, status: response.status, durationMs: elapsed() - this.#attemptStarted, headers: eventHeaders(response.headers, redact) };
+    emit(this.hub, this.#traces, 'response', event);
+  }
+
+  /** The attempt failed with `error` (what ky retries on) and another follows after `delayMs`. */
+  retryAfter(error: unknown, delayMs: number): void {
+    // ky's own tests (`isHTTPError`, …) go by these names; ky itself stays out of this module.
+    const { name, response } = (error ?? {}) as { name?: string; response?: Response };
+    if (name === 'ForceRetryError') this.#retry(0, 'unauthorized', 401); // only a 401 renewal forces one
+    else if (name === 'HTTPError' && response) this.#retry(delayMs, 'status', response.status);
+    else this.#retry(delayMs, name === 'TimeoutError' ? 'timeout' : 'network', undefined);
+  }
+
+  /** The rate limiter held the call back `waitMs`. */
+  rateLimitWait(waitMs: number, shared: boolean): void {
+    const { operation, idempotencyKey } = this.start;
+    emit(this.hub, this.#traces, 'rateLimitWait', { operation, idempotencyKey, waitMs, shared });
+  }
+
+  #retry(delayMs: number, reason: RetryReason, status: number | undefined): void {
+    const { operation, idempotencyKey } = this.start;
+    emit(this.hub, this.#traces, 'retry', { operation, attempt: this.attempts, delayMs, reason, ...(status === undefined ? {} : { status }), idempotencyKey });
+  }
+
+  #end(error: Error | undefined): void {
+    const { operation, idempotencyKey } = this.start;
+    const event = { operation, idempotencyKey, durationMs: elapsed() - this.#began, attempts: this.attempts, ok: error === undefined, ...(error ? { error } : {}) };
+    emit(this.hub, this.#traces, 'callEnd', event);
+  }
+}
+
+/**
+ * Runs one grant request watched: the instrumentations' grant traces around it, then a `token`
+ * event (`scopes`: those asked for, else those granted, else `[]`). `what` is how the grant module
+ * names the grant (`'refresh token grant'` → `refresh_token`).
+ */
+export function observeGrant<T>(hub: Hub, what: string, scope: string | undefined, run: () => Promise<T>): Promise<T> {
+  const grant = what.replace(/ grant$/, '').replace(/ /g, '_') as TokenGrant;
+  const asked = scope?.split(' ').filter(Boolean) ?? [];
+  const began = elapsed();
+  const traces: GrantTrace[] = tracesOf(hub, (tap) => tap.grant(grant));
+  const token = (ok: boolean, scopes: string[], error?: Error) => emit(hub, traces, 'token', { grant, scopes, durationMs: elapsed() - began, ok, ...(error ? { error } : {}) });
+  return within(traces, () =>
+    run().then(
+      (result) => {
+        const granted = (result as { scope?: unknown } | undefined)?.scope;
+        token(true, asked.length > 0 ? asked : typeof granted === 'string' ? granted.split(' ').filter(Boolean) : []);
+        return result;
+      },
+      (error: unknown) => {
+        token(false, asked, asError(error));
+        throw error;
+      },
+    ),
+  )();
+}

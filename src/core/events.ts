@@ -1,0 +1,37 @@
+import type { ClientEventListener, ClientEventName, Hub, Listeners } from './event-types.js';
+import type { LeveledLogger } from './logger.js';
+import { callChannel } from './tracing-channel.js';
+
+// A client's listeners: checked once per call, nothing else loaded or built while nobody listens.
+
+/**
+ * A client's listeners and instrumentations. The call path checks {@link EventHub.active} once per
+ * call: with nobody watching, nothing else of the events is loaded or built. Emitting lives with
+ * the rest of an observed call (`call-observation.ts`), loaded with the first one.
+ */
+export class EventHub implements Hub {
+  /** Listeners by event name, and the instrumentations. */
+  readonly listeners: Listeners = {};
+  /** The TracingChannel `openbanking-ng:call`, where the runtime has one. */
+  readonly channel = callChannel;
+
+  constructor(readonly logger: LeveledLogger) {}
+
+  /** Somebody follows calls: a listener, an instrumentation, or a diagnostics-channel subscriber. */
+  get active(): boolean {
+    for (const name in this.listeners) if (this.listeners[name as ClientEventName]!.size > 0) return true;
+    return this.channel?.hasSubscribers === true;
+  }
+
+  /** The code of watched calls and grants, loaded with the first of them. */
+  load(): Promise<typeof import('./call-observation.js')> {
+    return import('./call-observation.js');
+  }
+
+  /** Adds a listener (or, under {@link TAP}, an instrumentation); returns the function that removes it. */
+  on<N extends ClientEventName>(name: N, listener: ClientEventListener<N>): () => void {
+    const set = ((this.listeners as Record<string, Set<ClientEventListener<N>>>)[name] ??= new Set());
+    set.add(listener);
+    return () => void set.delete(listener);
+  }
+}

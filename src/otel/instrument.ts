@@ -1,0 +1,193 @@
+import { type Attributes, type Context, context, type MeterProvider, metrics, type Span, SpanKind, SpanStatusCode, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import type { OpenBanking } from '../client.js';
+import type { CallEndEvent, CallStartEvent, CallTap, CallTrace, GrantTrace, RateLimitWaitEvent, RequestEvent, ResponseEvent, RetryEvent, TokenGrant } from '../core/event-types.js';
+import { type ClientInstruments, createInstruments } from './metrics.js';
+
+/**
+ * Options of {@link instrument}.
+ * @group Observability
+ */
+export interface InstrumentOptions {
+  /** Where spans go. Default: the global tracer provider (`trace.getTracerProvider()`). */
+  tracerProvider?: TracerProvider;
+  /** Where metrics go. Default: the global meter provider (`metrics.getMeterProvider()`). */
+  meterProvider?: MeterProvider;
+  /**
+   * Adds the W3C `traceparent` header (`00-{trace id}-{attempt span id}-{flags}`) to API calls,
+   * written directly whatever propagator is registered. Never sent to the identity host. Default
+   * `false`: the provider documents no tracing headers.
+   */
+  propagate?: boolean;
+}
+
+/** The name under which `ob.on` takes an instrumentation (`TAP` of `core/events.ts`). */
+const TAP = 'openbanking-ng:tap';
+const SCOPE = 'openbanking-ng';
+
+/** The clock spans and durations are measured with, whatever clock the client runs on. */
+const clock = (): number => performance.now();
+
+/**
+ * Traces and measures every call of `ob` (and of its customer sessions) through
+ * `@opentelemetry/api`: one CLIENT span per logical call, one child per attempt, one per grant
+ * request, and the metrics of `docs/observability.md`. Returns the function that stops it.
+ *
+ * @example
+ * ```ts
+ * import { OpenBanking } from 'openbanking-ng';
+ * import { instrument } from 'openbanking-ng/otel';
+ * const ob = new OpenBanking({ clientId: 'my-client', clientSecret: 'my-secret' });
+ * const uninstrument = instrument(ob);   // the global tracer and meter providers
+ * // … later
+ * uninstrument();
+ * ```
+ * @group Observability
+ */
+export function instrument(ob: OpenBanking, options: InstrumentOptions = {}): () => void {
+  if (typeof (ob as { on?: unknown } | null)?.on !== 'function' || typeof ob.baseUrl !== 'string') throw new TypeError('instrument(ob): ob must be an OpenBanking client');
+  if (typeof options !== 'object' || options === null) throw new TypeError('instrument(ob, options): options must be an object');
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+  const instruments = createInstruments((options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE));
+  const tap = new OtelTap(tracer, instruments, hostOf(ob.baseUrl), hostOf(ob.authUrl), options.propagate === true);
+  // `on` takes an instrumentation under this name (the same in every copy of the package).
+  return (ob as unknown as { on(name: string, tap: CallTap): () => void }).on(TAP, tap);
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/** The status of an attempt's answer as `error.type` (4xx/5xx), else undefined. */
+const statusError = (status: number): string | undefined => (status >= 400 ? String(status) : undefined);
+
+/** `error.type` of an attempt that got no answer, from the retry's reason. */
+const NO_ANSWER: Record<string, string> = { network: 'ConnectionError', timeout: 'TimeoutError' };
+
+class OtelTap implements CallTap {
+  constructor(
+    readonly tracer: Tracer,
+    readonly instruments: ClientInstruments,
+    readonly apiHost: string,
+    readonly authHost: string,
+    readonly propagate: boolean,
+  ) {}
+
+  call(start: CallStartEvent): CallTrace {
+    return new CallSpans(this, start, context.active());
+  }
+
+  grant(grant: TokenGrant): GrantTrace {
+    const parent = context.active();
+    const span = this.tracer.startSpan(
+      `oauth2 ${grant}`,
+      { kind: SpanKind.CLIENT, attributes: { 'openbanking.grant': grant, 'http.request.method': 'POST', 'server.address': this.authHost } },
+      parent,
+    );
+    return {
+      run: (fn) => context.with(trace.setSpan(parent, span), fn),
+      token: (event) => {
+        if (!event.ok) {
+          const type = event.error?.name ?? 'Error';
+          span.setAttribute('error.type', type);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+        }
+        span.end();
+        this.instruments.tokenRequests.add(1, { 'openbanking.grant': grant, 'openbanking.outcome': event.ok ? 'ok' : 'error' });
+      },
+    };
+  }
+}
+
+/** The spans and measurements of one logical call. */
+class CallSpans implements CallTrace {
+  readonly #tap: OtelTap;
+  readonly #span: Span;
+  readonly #context: Context;
+  readonly #began = clock();
+  readonly #base: Attributes;
+  #attempt: Span | undefined;
+  #attemptBegan = 0;
+  #attemptAttributes: Attributes = {};
+
+  constructor(tap: OtelTap, start: CallStartEvent, parent: Context) {
+    this.#tap = tap;
+    this.#base = { 'http.request.method': start.method, 'url.template': start.urlTemplate, 'server.address': tap.apiHost };
+    const attributes: Attributes = { 'openbanking.operation': start.operation, 'openbanking.idempotency_key': start.idempotencyKey, ...this.#base };
+    if (start.connectionId !== undefined) attributes['openbanking.connection_id'] = start.connectionId;
+    this.#span = tap.tracer.startSpan(start.operation, { kind: SpanKind.CLIENT, attributes }, parent);
+    this.#context = trace.setSpan(parent, this.#span);
+  }
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    return context.with(this.#context, fn);
+  }
+
+  request(event: RequestEvent, headers: Headers): void {
+    this.#endAttempt(undefined); // every attempt ends before the next starts; this only guards against a missed end
+    const attributes: Attributes = { ...this.#base };
+    if (event.attempt > 1) attributes['http.request.resend_count'] = event.attempt - 1;
+    const span = this.#tap.tracer.startSpan(`${event.method} ${event.urlTemplate}`, { kind: SpanKind.CLIENT, attributes }, this.#context);
+    this.#attempt = span;
+    this.#attemptBegan = clock();
+    this.#attemptAttributes = { ...this.#base };
+    if (this.#tap.propagate) {
+      const sc = span.spanContext();
+      if (trace.isSpanContextValid(sc)) headers.set('traceparent', `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`);
+    }
+  }
+
+  response(event: ResponseEvent): void {
+    const span = this.#attempt;
+    if (span === undefined) return;
+    span.setAttribute('http.response.status_code', event.status);
+    this.#attemptAttributes['http.response.status_code'] = event.status;
+    this.#endAttempt(statusError(event.status));
+  }
+
+  retry(event: RetryEvent): void {
+    const reason = NO_ANSWER[event.reason];
+    if (reason !== undefined) this.#endAttempt(reason);
+    this.#tap.instruments.retries.add(1, { 'openbanking.operation': event.operation, 'openbanking.retry.reason': event.reason });
+    // A 429's Retry-After is the provider's rate budget holding the call back.
+    if (event.status === 429 && event.delayMs > 0) this.#waited(event.operation, event.delayMs);
+  }
+
+  rateLimitWait(event: RateLimitWaitEvent): void {
+    this.#waited(event.operation, event.waitMs);
+  }
+
+  callEnd(event: CallEndEvent): void {
+    const type = event.error?.name ?? 'Error';
+    this.#endAttempt(event.ok ? undefined : type);
+    if (!event.ok) {
+      this.#span.setAttribute('error.type', type);
+      this.#span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+    }
+    this.#span.end();
+    this.#tap.instruments.call.record((clock() - this.#began) / 1000, { 'openbanking.operation': event.operation, 'openbanking.outcome': event.ok ? 'ok' : 'error' });
+  }
+
+  #waited(operation: string, ms: number): void {
+    this.#span.addEvent('rate_limit.wait', { 'openbanking.rate_limit.wait_ms': ms });
+    this.#tap.instruments.rateLimitWait.record(ms / 1000, { 'openbanking.operation': operation });
+  }
+
+  /** Ends the open attempt span, if any; `errorType` marks it failed. */
+  #endAttempt(errorType: string | undefined): void {
+    const span = this.#attempt;
+    if (span === undefined) return;
+    this.#attempt = undefined;
+    const attributes = this.#attemptAttributes;
+    if (errorType !== undefined) {
+      span.setAttribute('error.type', errorType);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
+      attributes['error.type'] = errorType;
+    }
+    span.end();
+    this.#tap.instruments.attempt.record((clock() - this.#attemptBegan) / 1000, attributes);
+  }
+}
