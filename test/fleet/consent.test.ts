@@ -1,9 +1,8 @@
-import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConsentEndedError, OpenBanking, type TokenSet } from '../../src/index.js';
 import { redisFleet } from '../../src/redis.js';
 import { createSandbox, type Sandbox } from '../../src/testing.js';
-import { startRedis, type TestRedis } from './support.js';
+import { startRedis, useRedis } from './support.js';
 
 // An ended consent shared through a real redis-server: two "processes" (clients, each with its own
 // redisFleet connection) hold a session with the same id; once one sees invalid_grant, the
@@ -12,24 +11,8 @@ import { startRedis, type TestRedis } from './support.js';
 const SECRET = 'app-secret-for-consent';
 const SCOPES = ['accounts.list.readonly', 'customers.readonly'];
 
-let redis: TestRedis;
-const connections: { quit(): Promise<unknown> }[] = [];
-
-async function connect() {
-  const c = createClient({ url: redis.url, socket: { reconnectStrategy: () => 50 } });
-  c.on('error', () => undefined);
-  await c.connect();
-  connections.push(c);
-  return c;
-}
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 20_000);
-afterAll(async () => {
-  for (const c of connections) await c.quit().catch(() => undefined);
-  await redis?.stop();
-});
+const shared = useRedis();
+const connect = () => shared.connect();
 
 async function processOf(sandbox: Sandbox, prefix: string) {
   return new OpenBanking({ clientId: 'app', clientSecret: SECRET, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, fleet: redisFleet(await connect(), { prefix }), logLevel: 'off' });

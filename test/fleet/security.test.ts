@@ -4,7 +4,7 @@ import { ConnectionError, type FleetStore, MemoryFleetStore, OpenBanking, type T
 import { redisFleet } from '../../src/redis.js';
 import { createSandbox, type Sandbox } from '../../src/testing.js';
 import { validCard } from '../support/cards.js';
-import { startRedis, type TestRedis } from './support.js';
+import { startRedis, useRedis } from './support.js';
 
 // The fleet's second security review, against a real redis-server: customer refresh never fails
 // open, values in Redis are sealed and planted ones ignored, customer ids cannot name other keys,
@@ -13,24 +13,8 @@ import { startRedis, type TestRedis } from './support.js';
 const SECRET = 'app-secret-for-the-fleet';
 const card = () => validCard();
 
-let redis: TestRedis;
-const connections: { quit(): Promise<unknown> }[] = [];
-
-async function connect() {
-  const c = createClient({ url: redis.url, socket: { reconnectStrategy: () => 50 } });
-  c.on('error', () => undefined);
-  await c.connect();
-  connections.push(c);
-  return c;
-}
-
-beforeAll(async () => {
-  redis = await startRedis();
-}, 20_000);
-afterAll(async () => {
-  for (const c of connections) await c.quit().catch(() => undefined);
-  await redis?.stop();
-});
+const shared = useRedis();
+const connect = () => shared.connect();
 
 /** A client of `sandbox` on a fleet (`store`), with a short timeout so that the lock lives 2 s. */
 function fleetClient(sandbox: Sandbox, store: FleetStore, extra: Partial<ConstructorParameters<typeof OpenBanking>[0]> = {}) {

@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { createClient } from 'redis';
+import { afterAll, beforeAll } from 'vitest';
 import type { WorkerTask } from './worker.js';
 
 export const REDIS_SERVER = '/usr/bin/redis-server';
@@ -178,4 +180,31 @@ export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/**
+ * A redis-server for one test file, started before its tests and stopped after them, with
+ * `connect()` handing out node-redis connections to it (closed at the end too).
+ */
+export function useRedis() {
+  const state = { redis: undefined as TestRedis | undefined, connections: [] as { quit(): Promise<unknown> }[] };
+  beforeAll(async () => {
+    state.redis = await startRedis();
+  }, 20_000);
+  afterAll(async () => {
+    for (const c of state.connections) await c.quit().catch(() => undefined);
+    await state.redis?.stop();
+  });
+  return {
+    get redis(): TestRedis {
+      return state.redis!;
+    },
+    async connect() {
+      const c = createClient({ url: state.redis!.url, socket: { reconnectStrategy: () => 50 } });
+      c.on('error', () => undefined);
+      await c.connect();
+      state.connections.push(c);
+      return c;
+    },
+  };
 }
