@@ -20,12 +20,21 @@ import { OPERATIONS, type OperationName } from './resources/operations.js';
 import { schemas as accounts } from './schemas/accounts.js';
 import { schemas as bills } from './schemas/bills.js';
 import { schemas as cards } from './schemas/cards.js';
-import { pathParameter } from './schemas/common.js';
 import { schemas as customers } from './schemas/customers.js';
 import { schemas as directDebits } from './schemas/direct-debits.js';
 import { schemas as disputes } from './schemas/disputes.js';
 import { schemas as savings } from './schemas/savings.js';
 import { schemas as transfers } from './schemas/transfers.js';
+
+/**
+ * A path parameter as the typed methods take it: a non-empty string that is not a dot segment, or a
+ * finite number (a whole one below 2^53). The SDK encodes it into the path.
+ */
+const pathParameter = () =>
+  z.union([
+    z.string().check(z.minLength(1), z.refine((v) => !/^\.\.?(;|$)/.test(v), 'must not be a dot segment')),
+    z.number().check(z.refine((n) => !Number.isInteger(n) || Number.isSafeInteger(n), 'must be a safe integer (pass a larger id as a string)')),
+  ]);
 
 const tables = { ...customers, ...accounts, ...transfers, ...bills, ...disputes, ...directDebits, ...cards, ...savings };
 

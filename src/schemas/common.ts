@@ -96,13 +96,3 @@ export function jsonType<const T extends ReadonlyArray<'string' | 'number' | 'bo
   const of = { string: z.string(), number: z.number(), boolean: z.boolean() };
   return z.union(types.map((t) => of[t]) as unknown as [(typeof of)[T[number]], ...(typeof of)[T[number]][]]);
 }
-
-/**
- * A path parameter as the typed methods take it: a non-empty string that is not a dot segment, or a
- * finite number (a whole one below 2^53). The SDK encodes it into the path.
- */
-export const pathParameter = () =>
-  z.union([
-    z.string().check(z.minLength(1), z.refine((v) => !/^\.\.?(;|$)/.test(v), 'must not be a dot segment')),
-    z.number().check(z.refine((n) => !Number.isInteger(n) || Number.isSafeInteger(n), 'must be a safe integer (pass a larger id as a string)')),
-  ]);
