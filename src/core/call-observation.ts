@@ -2,13 +2,10 @@ import type { RequestOptions } from './call-options.js';
 import type { CallStartEvent, CallTrace, ClientEventListener, ClientEventName, ClientEvents, GrantTrace, Hub, RetryReason, TokenGrant } from './event-types.js';
 import type { AttemptObserver, HttpMethod } from './http.js';
 import type { Lazy } from './lazy.js';
+import { redactHeaders } from './redact.js';
 
-// What one watched call emits, from its start to its end. Loaded with the first watched call; it
-// imports only types, so the call path's chunks stay as they are (uuid, the header redaction and
-// the request layer are handed in).
-
-/** The SDK's header redaction (`redactHeaders`), handed in by the attempt's hook. */
-export type HeaderRedaction = (headers: Headers) => Record<string, string>;
+// What one watched call emits, from its start to its end. Loaded with the first watched call; the
+// call's key comes from the request layer the transport already loads (`layer`).
 
 /** Durations are real elapsed time, whatever clock the client runs on (`now` may be a test's fake clock). */
 const elapsed = (): number => performance.now();
@@ -17,8 +14,8 @@ const elapsed = (): number => performance.now();
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /** A header list for an event: secret headers read `[redacted]`, known secrets in other values masked. */
-function eventHeaders(headers: Headers, redact: HeaderRedaction): Record<string, string> {
-  const out = redact(headers);
+function eventHeaders(headers: Headers): Record<string, string> {
+  const out = redactHeaders(headers);
   for (const name in out) if (out[name] === '[REDACTED]') out[name] = '[redacted]';
   return out;
 }
@@ -132,20 +129,20 @@ export class CallObservation implements AttemptObserver {
   }
 
   /** An attempt is about to be sent, its headers complete; an instrumentation may add one (`traceparent`). */
-  request(request: Request, attempt: number, redact: HeaderRedaction): void {
+  request(request: Request, attempt: number): void {
     this.attempts = attempt;
     this.#attemptStarted = elapsed();
     const { operation, method, urlTemplate, idempotencyKey } = this.start;
     const event = { operation, method, url: request.url, urlTemplate, attempt, idempotencyKey, headers: {} };
     emit(this.hub, this.#traces, 'request', event, request.headers, false); // the traces may add a header
-    event.headers = eventHeaders(request.headers, redact);
+    event.headers = eventHeaders(request.headers);
     tell(this.hub, 'request', event);
   }
 
   /** The attempt's answer arrived and was read. */
-  response(response: Response, redact: HeaderRedaction): void {
+  response(response: Response): void {
     const { operation, method, urlTemplate, idempotencyKey } = this.start;
-    const event = { operation, method, urlTemplate, attempt: this.attempts, idempotencyKey, status: response.status, durationMs: elapsed() - this.#attemptStarted, headers: eventHeaders(response.headers, redact) };
+    const event = { operation, method, urlTemplate, attempt: this.attempts, idempotencyKey, status: response.status, durationMs: elapsed() - this.#attemptStarted, headers: eventHeaders(response.headers) };
     emit(this.hub, this.#traces, 'response', event);
   }
 

@@ -29,9 +29,9 @@ export interface CallLimiter {
 /** What an observed call is told of its attempts (see `call-observation.ts`): the hooks emit through it. */
 export interface AttemptObserver {
   /** An attempt is about to be sent, its headers complete. */
-  request(request: Request, attempt: number, redact: typeof redactHeaders): void;
+  request(request: Request, attempt: number): void;
   /** An attempt's answer was read. */
-  response(response: Response, redact: typeof redactHeaders): void;
+  response(response: Response): void;
   /** An attempt failed with `error` (what ky retries on) and another follows after `delayMs`. */
   retryAfter(error: unknown, delayMs: number): void;
   /** The rate limiter held the call back `waitMs`. */
@@ -120,7 +120,7 @@ const startAttempt: BeforeRequestHook = (request, options) => {
   const ex = exchangeOf(options);
   ex.attempt = (ex.attempt ?? 0) + 1;
   ex.started = ex.now();
-  ex.observe?.request(request, ex.attempt, redactHeaders);
+  ex.observe?.request(request, ex.attempt);
 };
 
 /**
@@ -135,12 +135,12 @@ async function fetchAndRead(ex: Exchange, request: Request, init: RequestInit | 
   if (isRedirect(response)) {
     void response.body?.cancel().catch(() => undefined);
     logAttempt(ex, request, response.status);
-    ex.observe?.response(response, redactHeaders);
+    ex.observe?.response(response);
     throw ex.refuseRedirect(response);
   }
   ex.text = await readText(response, ex.maxResponseBytes);
   logAttempt(ex, request, response.status);
-  ex.observe?.response(response, redactHeaders);
+  ex.observe?.response(response);
   return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
