@@ -1,8 +1,10 @@
 // `npm run bench:first-call`: the first call of a fresh process. A whole `node` process imports the
 // SDK, builds a client and creates one card against the local sandbox (over HTTP on 127.0.0.1),
 // then exits; next to it, a hand-written `fetch` script makes the same two requests (token, card
-// with key and signature). Both run from a scratch project where the packed tarball is installed,
-// as a user's process would, in turns (SDK, fetch, SDK, …), and the medians are compared.
+// with key and signature), and the same script again after importing ky, uuid and oauth4webapi
+// (the libraries' own share). All run from a scratch project where the packed tarball is
+// installed, as a user's process would, in turns (SDK, fetch, fetch with the libraries, …), and
+// the medians are compared.
 //
 //   node bench/first-call.mjs [--runs 10]
 import { execFile, execFileSync } from 'node:child_process';
@@ -23,7 +25,7 @@ try {
   const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop();
   writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'first-call', private: true, type: 'module' }));
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--silent', join(work, tarball)], { cwd: work, stdio: 'pipe' });
-  for (const f of ['sdk.mjs', 'fetch.mjs']) cpSync(join(import.meta.dirname, 'first-call', f), join(work, f));
+  for (const f of ['sdk.mjs', 'fetch.mjs', 'fetch-deps.mjs']) cpSync(join(import.meta.dirname, 'first-call', f), join(work, f));
 
   const app = server.registerClient();
   const env = { ...process.env, OB_CLIENT_ID: app.clientId, OB_CLIENT_SECRET: app.clientSecret, OB_BASE_URL: server.baseUrl, OB_AUTH_URL: server.authUrl };
@@ -38,19 +40,24 @@ try {
   };
   await once('sdk.mjs'); // warm the file system cache
   await once('fetch.mjs');
-  const results = { sdk: [], fetch: [] };
+  await once('fetch-deps.mjs');
+  const results = { sdk: [], fetch: [], deps: [] };
   for (let i = 0; i < runs; i++) {
     results.sdk.push(await once('sdk.mjs'));
     results.fetch.push(await once('fetch.mjs'));
+    results.deps.push(await once('fetch-deps.mjs'));
   }
   const median = (list, key) => [...list].map((r) => r[key]).sort((a, b) => a - b)[list.length >> 1];
   const row = (name) => ({ wall: median(results[name], 'wall'), cpu: median(results[name], 'cpu') });
   const sdk = row('sdk');
   const raw = row('fetch');
+  const deps = row('deps');
   const f = (n) => n.toFixed(0).padStart(5);
   console.log(`First call of a fresh process (import, client, token, card, exit), Node ${process.version}, median of ${runs} runs each, in turns:`);
-  console.log(`  SDK (packed tarball)  wall ${f(sdk.wall)} ms   CPU ${f(sdk.cpu)} ms`);
-  console.log(`  hand-written fetch    wall ${f(raw.wall)} ms   CPU ${f(raw.cpu)} ms`);
+  console.log(`  SDK (packed tarball)                              wall ${f(sdk.wall)} ms   CPU ${f(sdk.cpu)} ms`);
+  console.log(`  hand-written fetch                                wall ${f(raw.wall)} ms   CPU ${f(raw.cpu)} ms`);
+  console.log(`  fetch after importing ky, uuid and oauth4webapi   wall ${f(deps.wall)} ms   CPU ${f(deps.cpu)} ms`);
+  console.log(`the libraries alone: ${(deps.wall / raw.wall).toFixed(2)}× the hand-written script; the SDK: ${(sdk.wall / deps.wall).toFixed(2)}× the script with the libraries loaded`);
   console.log(`first-call: ${(sdk.wall / raw.wall).toFixed(2)}× wall (≤ 1.25), ${(sdk.cpu / raw.cpu).toFixed(2)}× CPU, +${(sdk.wall - raw.wall).toFixed(0)} ms`);
 } finally {
   await server.close();

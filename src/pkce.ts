@@ -6,7 +6,7 @@
 export { createAuthorizationRequest } from './auth/authorization.js';
 export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/callback.js';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization-checks.js';
-export { type ValidationIssue } from './errors/base.js';
+export type { ValidationIssue } from './errors/base.js';
 export { OAuthError, isOAuthError, type OAuthErrorCode } from './errors/oauth.js';
 export { ValidationError, isValidationError } from './errors/local.js';
 export type { Scope, ScopeInput } from './core/scopes.js';

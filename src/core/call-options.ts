@@ -1,4 +1,4 @@
-import { type ValidationIssue } from '../errors/index.js';
+import type { ValidationIssue } from '../errors/index.js';
 import { checkNumber, checkTimeout, describeType, HEADER_VALUE, IssueList } from './checks.js';
 
 /**
