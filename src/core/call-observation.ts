@@ -2,7 +2,7 @@ import type { RequestOptions } from './call-options.js';
 import type { CallStartEvent, CallTrace, ClientEventListener, ClientEventName, ClientEvents, GrantTrace, Hub, RetryReason, TokenGrant } from './event-types.js';
 import type { AttemptObserver, HttpMethod } from './http.js';
 import type { Lazy } from './lazy.js';
-import { redactHeaders } from './redact.js';
+import { redactHeaders, redactUrl } from './redact.js';
 
 // What one watched call emits, from its start to its end. Loaded with the first watched call; the
 // call's key comes from the request layer the transport already loads (`layer`).
@@ -13,10 +13,13 @@ const elapsed = (): number => performance.now();
 /** What an instrumentation or listener threw, as an `Error`. */
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
-/** A header list for an event: secret headers read `[redacted]`, known secrets in other values masked. */
+/** What stands for a secret in an event: `[redacted]`, as DESIGN writes it. */
+const HIDDEN = '[redacted]';
+
+/** A header list for an event: secret headers (by name) read `[redacted]`, known secrets in other values masked. */
 function eventHeaders(headers: Headers): Record<string, string> {
   const out = redactHeaders(headers);
-  for (const name in out) if (out[name] === '[REDACTED]') out[name] = '[redacted]';
+  for (const name in out) if (out[name] === '[REDACTED]') out[name] = HIDDEN;
   return out;
 }
 
@@ -101,7 +104,8 @@ export class CallObservation implements AttemptObserver {
     readonly start: CallStartEvent,
   ) {
     this.#traces = tracesOf(hub, (tap) => tap.call(start));
-    tell(hub, 'callStart', start);
+    // The listeners get their own copy: the call reads its key from `start`, which no listener may change.
+    tell(hub, 'callStart', { ...start });
   }
 
   /**
@@ -133,7 +137,7 @@ export class CallObservation implements AttemptObserver {
     this.attempts = attempt;
     this.#attemptStarted = elapsed();
     const { operation, method, urlTemplate, idempotencyKey } = this.start;
-    const event = { operation, method, url: request.url, urlTemplate, attempt, idempotencyKey, headers: {} };
+    const event = { operation, method, url: redactUrl(request.url, HIDDEN), urlTemplate, attempt, idempotencyKey, headers: {} };
     emit(this.hub, this.#traces, 'request', event, request.headers, false); // the traces may add a header
     event.headers = eventHeaders(request.headers);
     tell(this.hub, 'request', event);

@@ -112,13 +112,18 @@ export function maskText(text: string, extra?: readonly string[]): string {
   return maskKnown(out);
 }
 
+/** True for a secret header: one of {@link SECRET_HEADERS}, or a name with a secret word (`x-session-token`). */
+export function isSecretHeader(name: string): boolean {
+  return SECRET_HEADERS.has(name.toLowerCase()) || isSecretField(name);
+}
+
 /** Plain object of headers with the secret ones replaced by {@link REDACTED}. */
 export function redactHeaders(headers: Headers | Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!headers) return out;
   const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
   for (const [name, value] of entries) {
-    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : maskKnown(value);
+    out[name] = isSecretHeader(name) ? REDACTED : maskKnown(value);
   }
   return out;
 }
@@ -126,12 +131,41 @@ export function redactHeaders(headers: Headers | Record<string, string> | undefi
 /** A copy of `headers` whose secret ones read {@link REDACTED} (`headers` itself when it has none). */
 export function withoutSecretHeaders(headers: Headers): Headers {
   let copy: Headers | undefined;
-  for (const name of SECRET_HEADERS) {
-    if (!headers.has(name)) continue;
+  for (const [name] of headers) {
+    if (!isSecretHeader(name)) continue;
     copy ??= new Headers(headers);
     copy.set(name, REDACTED);
   }
   return copy ?? headers;
+}
+
+/**
+ * A URL with the value of every secret query parameter (by name, as {@link isSecretField}
+ * judges it) replaced by `placeholder`, and every secret value the SDK knows of masked.
+ */
+export function redactUrl(url: string, placeholder = REDACTED): string {
+  const at = url.indexOf('?');
+  const query = at < 0 ? '' : url.slice(at + 1);
+  const masked =
+    at < 0
+      ? url
+      : `${url.slice(0, at + 1)}${query
+          .split('&')
+          .map((pair) => {
+            const eq = pair.indexOf('=');
+            return eq > 0 && isSecretField(decodeName(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${placeholder}` : pair;
+          })
+          .join('&')}`;
+  return maskKnown(masked);
+}
+
+/** A query parameter's name as a form encodes it (`+` for a space), decoded; as written when malformed. */
+function decodeName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
 }
 
 // Secret values the SDK holds (client secrets, tokens, code verifiers), masked wherever they

@@ -6,6 +6,17 @@ import { clientFor, validCard } from '../sandbox/support.js';
 const CARDS = '/openapi/v1/cards';
 const NAMES: ClientEventName[] = ['callStart', 'request', 'response', 'retry', 'rateLimitWait', 'token', 'callEnd'];
 
+/** A fetch that keeps the URL and headers of every request it sends. */
+function recordingFetch() {
+  const sent: { url: string; headers: Headers }[] = [];
+  const recording = (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = input instanceof Request ? input : undefined;
+    sent.push({ url: request?.url ?? String(input), headers: new Headers(request?.headers ?? init?.headers) });
+    return fetch(input, init);
+  };
+  return { sent, fetch: recording };
+}
+
 type Seen = { [N in ClientEventName]: [N, ClientEvents[N]] }[ClientEventName];
 
 /** Every event of `ob`, in order. */
@@ -69,6 +80,41 @@ describe('ob.on: the events of every call, against the sandbox', () => {
     expect(firstRequest.url).toBe(`${server.baseUrl}/accounts/0123456789/balances`);
     expect(firstRequest.urlTemplate).toBe('/accounts/{account_number}/balances');
     await expect(ob.request({ method: 'GET', path: '/cards', urlTemplate: 7 as never })).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  it('a header or query parameter a caller adds is redacted by its name (token, pin, otp, …), like the SDK\'s own secrets', async () => {
+    const { sent, fetch: recording } = recordingFetch();
+    const { ob } = clientFor(server, app, { fetch: recording });
+    const seen = record(ob);
+    await ob.request(
+      { method: 'GET', path: '/cards', scope: 'cards.list', query: { access_token: 'qs-SENTINEL-1', otp: '918273', page: 1 } },
+      { headers: { 'x-session-token': 'hdr-SENTINEL-2', 'X-Customer-Pin': '4455', 'x-trace-note': 'kept' } },
+    );
+    const request = seen.find(([name]) => name === 'request')![1] as ClientEvents['request'];
+    expect(request.headers).toMatchObject({ 'x-session-token': '[redacted]', 'x-customer-pin': '[redacted]', 'x-trace-note': 'kept' });
+    expect(request.url).toBe(`${server.baseUrl}/cards?access_token=[redacted]&otp=[redacted]&page=1`);
+    const text = JSON.stringify(seen.map(([, e]) => e));
+    for (const secret of ['qs-SENTINEL-1', '918273', 'hdr-SENTINEL-2', '4455']) expect(text).not.toContain(secret);
+    // Sent as given: only what the events show is redacted.
+    const api = sent.find((r) => r.url.includes('/openapi/'))!;
+    expect(api.url).toBe(`${server.baseUrl}/cards?access_token=qs-SENTINEL-1&otp=918273&page=1`);
+    expect(api.headers.get('x-session-token')).toBe('hdr-SENTINEL-2');
+  });
+
+  it('a listener that changes a payload changes nothing of the call (key on the wire, later events)', async () => {
+    const { sent, fetch: recording } = recordingFetch();
+    const { ob } = clientFor(server, app, { fetch: recording });
+    ob.on('callStart', (e) => {
+      Object.assign(e, { idempotencyKey: 'changed-by-a-listener', operation: 'changed', connectionId: 'changed' });
+    });
+    const seen = record(ob);
+    const { idempotencyKey } = await ob.cards.create(validCard()).withResponse();
+    expect(idempotencyKey).not.toBe('changed-by-a-listener');
+    const api = sent.filter((r) => r.url.includes('/openapi/'));
+    expect(api.map((r) => [r.headers.get('idempotency-key'), r.headers.get('connection-id')])).toEqual([[idempotencyKey, null]]);
+    expect(server.requests.list({ path: CARDS }).map((r) => r.idempotencyKey)).toEqual([idempotencyKey]);
+    const later = seen.filter(([name]) => name !== 'callStart' && name !== 'token').map(([, e]) => e as { operation: string; idempotencyKey: string });
+    expect(later.map((e) => [e.operation, e.idempotencyKey])).toEqual(later.map(() => ['cards.create', idempotencyKey]));
   });
 
   it('unsubscribe works, and a second unsubscribe is harmless', async () => {
