@@ -61,9 +61,6 @@ function hostOf(url: string): string {
   }
 }
 
-/** The status of an attempt's answer as `error.type` (4xx/5xx), else undefined. */
-const statusError = (status: number): string | undefined => (status >= 400 ? String(status) : undefined);
-
 /** `error.type` of an attempt that got no answer, from the retry's reason. */
 const NO_ANSWER: Record<string, string> = { network: 'ConnectionError', timeout: 'TimeoutError' };
 
@@ -145,7 +142,9 @@ class CallSpans implements CallTrace {
     if (span === undefined) return;
     span.setAttribute('http.response.status_code', event.status);
     this.#attemptAttributes['http.response.status_code'] = event.status;
-    this.#endAttempt(statusError(event.status));
+    // A redirect is refused: that attempt fails with the call's error, whose class the call's end gives.
+    if (event.status >= 200 && event.status < 300) this.#endAttempt(undefined);
+    else if (event.status >= 400) this.#endAttempt(String(event.status)); // a 4xx/5xx: the status as a string
   }
 
   retry(event: RetryEvent): void {

@@ -130,6 +130,19 @@ describe('instrument(ob): spans and metrics with the OpenTelemetry SDK, against 
     expect(perCall.map((p) => p.attributes)).toEqual([{ 'openbanking.operation': 'cards.create', 'openbanking.outcome': 'error' }]);
   });
 
+  it('a refused redirect: the attempt failed, so its span is ERROR with the error class (a 3xx is no 4xx/5xx)', async () => {
+    server.faults.inject({ path: CARDS, times: 1, fault: { type: 'response', status: 302, headers: { location: 'https://elsewhere.example/cards' }, body: '' } });
+    const { ob } = instrumented();
+    await expect(ob.cards.create(validCard())).rejects.toMatchObject({ name: 'ApiError', status: 302 });
+    const call = t.one('cards.create');
+    expect(call.attributes['error.type']).toBe('ApiError');
+    const [attempt] = t.childrenOf(call).filter((s) => s.name === 'POST /cards');
+    expect(attempt!.attributes).toMatchObject({ 'http.response.status_code': 302, 'error.type': 'ApiError' });
+    expect(attempt!.status.code).toBe(SpanStatusCode.ERROR);
+    const perAttempt = await t.points('http.client.request.duration');
+    expect(perAttempt.map((p) => [p.attributes['http.response.status_code'], p.attributes['error.type']])).toEqual([[302, 'ApiError']]);
+  });
+
   it('a call refused before sending: an ERROR call span with the error class and no attempt', async () => {
     const { ob } = instrumented();
     await expect(ob.cards.create({ ...validCard(), card_holder_name: undefined } as never)).rejects.toBeInstanceOf(ValidationError);
