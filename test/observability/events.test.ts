@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ClientEventName, type ClientEvents, ConsentEndedError, type Logger, type OpenBanking, ValidationError } from '../../src/index.js';
+import { type ClientEventName, type ClientEvents, ConsentEndedError, type Logger, type OpenBanking, OPERATION_SCOPES, ValidationError } from '../../src/index.js';
 import { createManualClock, type SandboxClient, type SandboxServer, startSandboxServer } from '../../src/testing.js';
 import { clientFor, validCard } from '../sandbox/support.js';
 
@@ -16,6 +16,9 @@ function recordingFetch() {
   };
   return { sent, fetch: recording };
 }
+
+/** `text` with the characters a RegExp reads specially escaped. */
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 type Seen = { [N in ClientEventName]: [N, ClientEvents[N]] }[ClientEventName];
 
@@ -115,6 +118,84 @@ describe('ob.on: the events of every call, against the sandbox', () => {
     expect(server.requests.list({ path: CARDS }).map((r) => r.idempotencyKey)).toEqual([idempotencyKey]);
     const later = seen.filter(([name]) => name !== 'callStart' && name !== 'token').map(([, e]) => e as { operation: string; idempotencyKey: string });
     expect(later.map((e) => [e.operation, e.idempotencyKey])).toEqual(later.map(() => ['cards.create', idempotencyKey]));
+  });
+
+  it('every typed operation: its name and its path template as OPERATIONS.md §1 writes them, on the client and on a session', async () => {
+    // OPERATIONS.md §1, row by row: the method's name, its HTTP method and path template.
+    const table: [string, string, string][] = [
+      ['customers.retrieve', 'GET', '/customers'],
+      ['accounts.create', 'POST', '/accounts'],
+      ['accounts.list', 'GET', '/accounts'],
+      ['accounts.balances.retrieve', 'GET', '/accounts/{account_number}/balances'],
+      ['accounts.transactions.list', 'GET', '/accounts/{account_number}/transactions'],
+      ['accounts.holds.list', 'GET', '/accounts/{account_number}/holds'],
+      ['accounts.holds.create', 'POST', '/accounts/{account_number}/holds'],
+      ['accounts.holds.update', 'PATCH', '/accounts/{account_number}/holds/{hold_reference}'],
+      ['transfers.enquiry', 'POST', '/transactions/enquiry'],
+      ['transfers.retrieve', 'GET', '/transactions/{batch_reference}'],
+      ['transfers.create', 'POST', '/transactions/transfer'],
+      ['bills.categories.list', 'GET', '/bills/categories'],
+      ['bills.billers.list', 'GET', '/bills/{category_id}/billers'],
+      ['bills.validate', 'GET', '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}'],
+      ['bills.pay', 'POST', '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}'],
+      ['disputes.categories.list', 'GET', '/disputes/categories'],
+      ['disputes.create', 'POST', '/disputes'],
+      ['disputes.retrieve', 'GET', '/disputes/{report_reference}'],
+      ['directDebits.create', 'POST', '/direct-debits'],
+      ['directDebits.list', 'GET', '/direct-debits'],
+      ['directDebits.update', 'PATCH', '/direct-debits/{mandate_id}'],
+      ['directDebits.charge', 'POST', '/direct-debits/{mandate_id}'],
+      ['cards.create', 'POST', '/cards'],
+      ['cards.list', 'GET', '/cards'],
+      ['savings.list', 'GET', '/savings'],
+      ['savings.transactions.list', 'GET', '/savings/{savings_id}/transactions'],
+    ];
+    const { ob } = clientFor(server, app);
+    const scopes = [...new Set(Object.values(OPERATION_SCOPES).flat())];
+    const s = ob.forCustomer({ ...server.issueTokens({ clientId: app.clientId, scope: scopes, kind: 'customer' }), expires_at: Math.floor(Date.now() / 1000) + 3600 });
+    const seen = record(ob);
+    const acct = '0123456789';
+    const calls: (() => Promise<unknown>)[] = [
+      () => s.customers.retrieve(),
+      () => ob.accounts.create({ surname: 'Obi' }),
+      () => s.accounts.list(),
+      () => s.accounts.balances.retrieve(acct),
+      () => s.accounts.transactions.list(acct, { from: '2024-01-01', to: '2024-01-31' }),
+      () => s.accounts.holds.list(acct),
+      () => s.accounts.holds.create(acct, { reference: 'HLD-EV-1', amount: 1, narration: 'n', hold_start_timestamp: '2024-01-01', hold_end_timestamp: '2024-01-02', status: 'ACTIVE' }),
+      () => s.accounts.holds.update(acct, 'HLD-EV-1', { status: 'INACTIVE' }),
+      () => ob.transfers.enquiry({ destination_bank_code: '058', destination_account_number: '0987654321' }),
+      () => s.transfers.retrieve('BATCH-EV-1'),
+      () => s.transfers.create({ amount: 1, source_account_number: acct, destination_bank_code: '058', destination_account_number: '0987654321' }),
+      () => ob.bills.categories.list(),
+      () => ob.bills.billers.list('CAT-EV'),
+      () => ob.bills.validate('CAT-EV', 'BILLER-EV', 'REF-EV'),
+      () => s.bills.pay('CAT-EV', 'BILLER-EV', 'REF-EV', { amount: 1, source_account_number: acct, payer_info: { name: 'Ada' } }),
+      () => ob.disputes.categories.list(),
+      () => s.disputes.create({ reference: 'DSP-EV', description: 'd', customer_id: 'CUS-0001', dispute_category_id: '1', amount: 1 }),
+      () => s.disputes.retrieve('REPORT-EV'),
+      () => s.directDebits.create({ reference: 'DD-EV', narration: 'n', amount: 1 }),
+      () => s.directDebits.list(),
+      () => s.directDebits.update('MANDATE-EV', { reference: 'DD-EV', narration: 'n', amount: 1 }),
+      () => s.directDebits.charge('MANDATE-EV', { amount: 1 }),
+      () => ob.cards.create(validCard()),
+      () => s.cards.list(),
+      () => s.savings.list(),
+      () => s.savings.transactions.list('SAV-EV'),
+    ];
+    for (const call of calls) await call().catch(() => undefined); // some answer 404 in the seeded sandbox: the events are what counts
+    const starts = seen.filter(([name]) => name === 'callStart').map(([, e]) => e as ClientEvents['callStart']);
+    expect(starts.map((e) => [e.operation, e.method, e.urlTemplate])).toEqual(table);
+    const requests = seen.filter(([name]) => name === 'request').map(([, e]) => e as ClientEvents['request']);
+    expect(requests).toHaveLength(table.length);
+    for (const r of requests) {
+      const [, , template] = table.find(([name]) => name === r.operation)!;
+      expect(r.urlTemplate).toBe(template);
+      // The URL is the template filled with this call's values; the template never holds them.
+      const pattern = new RegExp(`^${escapeRegExp(server.baseUrl + template).replace(/\\\{\w+\\\}/g, '[^/?]+')}(\\?.*)?$`);
+      expect(r.url).toMatch(pattern);
+      expect(r.urlTemplate).not.toMatch(/0123456789|-EV/);
+    }
   });
 
   it('unsubscribe works, and a second unsubscribe is harmless', async () => {

@@ -1,4 +1,5 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { DataPointType } from '@opentelemetry/sdk-metrics';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError, ValidationError } from '../../src/index.js';
 import { instrument } from '../../src/otel.js';
@@ -225,14 +226,35 @@ describe('instrument(ob): spans and metrics with the OpenTelemetry SDK, against 
   it('with no provider given, the global ones are used', async () => {
     const { ob } = clientFor(server, app);
     trace.setGlobalTracerProvider(t.tracerProvider);
+    metrics.setGlobalMeterProvider(t.meterProvider);
     try {
       const off = instrument(ob);
       await ob.cards.create(validCard());
       off();
       expect(t.named('cards.create')).toHaveLength(1);
+      const perCall = await t.points('openbanking.client.call.duration');
+      expect(perCall.map((p) => p.attributes)).toEqual([{ 'openbanking.operation': 'cards.create', 'openbanking.outcome': 'ok' }]);
     } finally {
       trace.disable();
+      metrics.disable();
     }
+  });
+
+  it('the five instruments: names, kinds and units as DESIGN lists them (durations in seconds)', async () => {
+    server.faults.inject({ path: CARDS, times: 1, fault: { type: 'status', status: 429, retryAfter: 1 } });
+    const { ob } = instrumented();
+    await ob.cards.create(validCard());
+    const found = (await t.allMetrics()).map((m) => [m.descriptor.name, m.dataPointType, m.descriptor.unit]);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        ['http.client.request.duration', DataPointType.HISTOGRAM, 's'],
+        ['openbanking.client.call.duration', DataPointType.HISTOGRAM, 's'],
+        ['openbanking.client.retries', DataPointType.SUM, expect.any(String)],
+        ['openbanking.client.rate_limit.wait', DataPointType.HISTOGRAM, 's'],
+        ['openbanking.client.token.requests', DataPointType.SUM, expect.any(String)],
+      ]),
+    );
+    expect(found).toHaveLength(5);
   });
 
   it('instrument refuses what is not a client', () => {
