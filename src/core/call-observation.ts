@@ -2,7 +2,7 @@ import type { RequestOptions } from './call-options.js';
 import type { CallStartEvent, CallTrace, ClientEventListener, ClientEventName, ClientEvents, GrantTrace, Hub, RetryReason, TokenGrant } from './event-types.js';
 import type { AttemptObserver, HttpMethod } from './http.js';
 import type { Lazy } from './lazy.js';
-import { redactHeaders, redactUrl } from './redact.js';
+import { isSecretField, maskKnown, redactHeaders } from './redact.js';
 
 // What one watched call emits, from its start to its end. Loaded with the first watched call; the
 // call's key comes from the request layer the transport already loads (`layer`).
@@ -21,6 +21,29 @@ function eventHeaders(headers: Headers): Record<string, string> {
   const out = redactHeaders(headers);
   for (const name in out) if (out[name] === '[REDACTED]') out[name] = HIDDEN;
   return out;
+}
+
+/** A URL for an event: secret query parameters (by name, as {@link isSecretField} judges it) read `[redacted]`, known secrets masked. */
+function eventUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return maskKnown(url);
+  const query = url
+    .slice(at + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq > 0 && isSecretField(decodeName(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${HIDDEN}` : pair;
+    });
+  return maskKnown(`${url.slice(0, at + 1)}${query.join('&')}`);
+}
+
+/** A query parameter's name as a form encodes it (`+` for a space), decoded; as written when malformed. */
+function decodeName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
 }
 
 /** A listener or an instrumentation failed: one `warn` line, and the call goes on. */
@@ -137,7 +160,7 @@ export class CallObservation implements AttemptObserver {
     this.attempts = attempt;
     this.#attemptStarted = elapsed();
     const { operation, method, urlTemplate, idempotencyKey } = this.start;
-    const event = { operation, method, url: redactUrl(request.url, HIDDEN), urlTemplate, attempt, idempotencyKey, headers: {} };
+    const event = { operation, method, url: eventUrl(request.url), urlTemplate, attempt, idempotencyKey, headers: {} };
     emit(this.hub, this.#traces, 'request', event, request.headers, false); // the traces may add a header
     event.headers = eventHeaders(request.headers);
     tell(this.hub, 'request', event);

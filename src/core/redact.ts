@@ -139,35 +139,6 @@ export function withoutSecretHeaders(headers: Headers): Headers {
   return copy ?? headers;
 }
 
-/**
- * A URL with the value of every secret query parameter (by name, as {@link isSecretField}
- * judges it) replaced by `placeholder`, and every secret value the SDK knows of masked.
- */
-export function redactUrl(url: string, placeholder = REDACTED): string {
-  const at = url.indexOf('?');
-  const query = at < 0 ? '' : url.slice(at + 1);
-  const masked =
-    at < 0
-      ? url
-      : `${url.slice(0, at + 1)}${query
-          .split('&')
-          .map((pair) => {
-            const eq = pair.indexOf('=');
-            return eq > 0 && isSecretField(decodeName(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${placeholder}` : pair;
-          })
-          .join('&')}`;
-  return maskKnown(masked);
-}
-
-/** A query parameter's name as a form encodes it (`+` for a space), decoded; as written when malformed. */
-function decodeName(name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' '));
-  } catch {
-    return name;
-  }
-}
-
 // Secret values the SDK holds (client secrets, tokens, code verifiers), masked wherever they
 // appear in text: a custom fetch's error may quote them outside any named member. Bounded: the
 // oldest tokens leave first, client secrets stay while fewer than SECRETS_KEPT clients exist.
