@@ -40,13 +40,11 @@ export const createMandateSchema = z.strictObject({
   custom_properties: customPropertiesSchema,
 });
 
-/** Body of `PATCH /direct-debits/{mandate_id}`. */
+/** Body of `PATCH /direct-debits/{mandate_id}`: the fields of the update page's table, which shows no `custom_properties`. */
 export const updateMandateSchema = z.strictObject({
   ...mandateFields,
   /** `INACTIVE` stops the mandate. */
   mandate_status: z.optional(oneOf(['ACTIVE', 'INACTIVE'])),
-  /** Extension items. */
-  custom_properties: customPropertiesSchema,
 });
 
 /** Body of `POST /direct-debits/{mandate_id}`: one debit on the mandate. */

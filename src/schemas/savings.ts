@@ -76,14 +76,12 @@ export const savingsTransactionSchema = z.looseObject({
   status: maybe(openEnum(['SUCCESSFUL', 'FAILED', 'PENDING'])),
 });
 
-/** `data` of one page of `GET /savings/{savings_id}/transactions`. */
+/** `data` of one page of `GET /savings/{savings_id}/transactions`: the summary and the transactions (§14.2 shows nothing else; other members are kept). */
 export const savingsTransactionPageSchema = z.looseObject({
   /** Totals of the range and the paging. */
   summary: maybe(transactionSummarySchema),
   /** This page's transactions. */
   transactions: z.array(savingsTransactionSchema),
-  /** Extension items. */
-  custom_properties: customPropertiesOut(),
 });
 
 /** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
