@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { SCOPES } from '../../src/index.js';
 import { operations } from '../../src/schemas.js';
 import { buildDocument } from '../../scripts/openapi/document.mjs';
+import { BASE, http, HttpResponse, testClient, tokenHandler, useMsw } from '../support/msw.js';
 
 // DESIGN "The API described": `openbanking-ng/schemas` and the committed openapi.json.
 
@@ -88,5 +90,32 @@ describe('openapi.json', () => {
     for (const flow of Object.values(flows)) expect(Object.keys(flow.scopes).sort()).toEqual([...SCOPES].sort());
     expect(committed.components.securitySchemes.oauth2['x-device-authorization-url']).toMatch(/\/oauth2\/device\/code$/);
     expect(committed.servers.map((s) => s.url)).toEqual(['https://api-sandbox.sparkle.fyi/openapi/v1', 'https://{gateway}/openapi/v1']);
+  });
+});
+
+describe('openapi.json describes the answers the client takes', () => {
+  const server = useMsw();
+  const ajv = new Ajv2020({ strict: false });
+  ajv.addSchema({ ...committed, $id: 'https://openbanking-ng.local/openapi.json' });
+  const success = (path: string, method: string, status: string) =>
+    `https://openbanking-ng.local/openapi.json#/paths/${path.replace(/\//g, '~1')}/${method}/responses/${status}/content/application~1json/schema`;
+
+  it('the envelope requires `data` only: the client decides success by the HTTP status and never reads `status` or `message` (OPERATIONS.md Q2)', async () => {
+    const answers = [{ data: { accounts: [] } }, { status: 'success', data: { accounts: [] } }, { status: '00', message: 'Account details retrieved successfully', data: { accounts: [] } }];
+    server.use(tokenHandler({ tokenRequests: [] }), http.get(`${BASE}/accounts`, () => HttpResponse.json(answers.shift())));
+    const { ob } = testClient();
+    const session = ob.forCustomer({ access_token: 'customer-at', token_type: 'Bearer', expires_in: 3600 });
+    for (const body of [...answers]) {
+      await expect(session.accounts.list()).resolves.toEqual({ accounts: [] });
+      expect(ajv.validate({ $ref: success('/accounts', 'get', '200') }, body), `${JSON.stringify(body)}: ${ajv.errorsText()}`).toBe(true);
+    }
+    expect(ajv.validate({ $ref: success('/accounts', 'get', '200') }, { status: '00', message: 'ok' })).toBe(false);
+  });
+
+  it('the error bodies carry the response codes the spec illustrates, and none for 404 and 429, whose bodies it does not show', () => {
+    const schemas = (committed as unknown as { components: { schemas: Record<string, { properties?: { status?: { examples?: string[] } }; oneOf?: unknown[]; anyOf?: unknown[] }> } }).components.schemas;
+    const example = (name: string) => schemas[name]?.properties?.status?.examples;
+    expect([example('UnauthorizedError'), example('ForbiddenError'), example('InternalServerError')]).toEqual([['02'], ['03'], ['05']]);
+    expect([example('NotFoundError'), example('TooManyRequestsError')]).toEqual([undefined, undefined]);
   });
 });
