@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
 import { SCOPES } from '../../src/index.js';
 import { operations } from '../../src/schemas.js';
@@ -117,5 +117,60 @@ describe('openapi.json describes the answers the client takes', () => {
     const example = (name: string) => schemas[name]?.properties?.status?.examples;
     expect([example('UnauthorizedError'), example('ForbiddenError'), example('InternalServerError')]).toEqual([['02'], ['03'], ['05']]);
     expect([example('NotFoundError'), example('TooManyRequestsError')]).toEqual([undefined, undefined]);
+  });
+});
+
+describe('the published schemas are the very objects the client validates with', () => {
+  const server = useMsw();
+  const later = () => Math.floor(Date.now() / 1000) + 3600;
+
+  /** A session whose calls are answered `data`, and the count of requests the gateway saw. */
+  function session(data: unknown) {
+    const seen = { requests: 0 };
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      http.all(`${BASE}/*`, () => {
+        seen.requests++;
+        return HttpResponse.json({ status: '00', message: 'ok', data });
+      }),
+    );
+    return { seen, session: testClient().ob.forCustomer({ access_token: 'customer-at', token_type: 'Bearer', expires_in: 3600, expires_at: later() }) };
+  }
+
+  it('path parameters: the client runs the operation\'s `params` schema, and rejects unsent what it rejects', async () => {
+    const params = operations['accounts.balances.retrieve'].params!;
+    const spy = vi.spyOn(params, 'safeParse');
+    try {
+      const values: unknown[] = ['0123456789', 12345, '', '.', '..', '..;x', 'a b/c', 1.5, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, true, null, undefined, {}, []];
+      for (const value of values) {
+        const { seen, session: s } = session({ account_number: String(value) });
+        spy.mockClear();
+        const accepted = params.safeParse({ account_number: value }).success;
+        spy.mockClear();
+        const outcome = await s.accounts.balances.retrieve(value as string).then(
+          () => 'sent',
+          (e: unknown) => (e as Error).name,
+        );
+        expect(spy, `${String(value)}: the client checked it with the published schema`).toHaveBeenCalled();
+        expect([String(value), outcome, seen.requests]).toEqual([String(value), accepted ? 'sent' : 'ValidationError', accepted ? 1 : 0]);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('bodies and queries: the client runs the published `body` and `query` schemas', async () => {
+    const body = vi.spyOn(operations['accounts.holds.update'].body, 'safeParse');
+    const query = vi.spyOn(operations['accounts.transactions.list'].query, 'safeParse');
+    try {
+      const { session: s } = session({ reference: 'H1', transactions: [] });
+      await s.accounts.holds.update('0123456789', 'H1', { status: 'INACTIVE' });
+      await s.accounts.transactions.list('0123456789', { from: '2024-01-01', to: '2024-01-31' });
+      expect(body).toHaveBeenCalledWith({ status: 'INACTIVE' });
+      expect(query).toHaveBeenCalledWith({ from: '2024-01-01', to: '2024-01-31' });
+    } finally {
+      body.mockRestore();
+      query.mockRestore();
+    }
   });
 });

@@ -147,7 +147,9 @@ describe('customer-token operations on the client', () => {
 
 describe('path parameters and bodies are checked before anything is sent', () => {
   it.each([
-    ['an empty account number', (s: CustomerSession) => s.accounts.balances.retrieve(''), 'account_number', 'missing'],
+    ['an empty account number', (s: CustomerSession) => s.accounts.balances.retrieve(''), 'account_number', 'too_small'],
+    ['a dot segment as account number', (s: CustomerSession) => s.accounts.balances.retrieve('..'), 'account_number', 'invalid_format'],
+    ['a number id of 2^53', (s: CustomerSession) => s.accounts.holds.list(2 ** 53), 'account_number', 'too_big'],
     ['an object as account number', (s: CustomerSession) => s.accounts.holds.list({} as never), 'account_number', 'invalid_type'],
     ['NaN as account number', (s: CustomerSession) => s.accounts.holds.list(Number.NaN), 'account_number', 'invalid_type'],
     ['a missing hold reference', (s: CustomerSession) => s.accounts.holds.update('0123456789', undefined as never, { status: 'INACTIVE' }), 'hold_reference', 'missing'],
