@@ -305,3 +305,51 @@ describe('transport details through the layer', () => {
     expect(AUTH).toContain('identity');
   });
 });
+
+describe('header names (OPERATIONS.md Q10)', () => {
+  it('default to the API reference spellings, idempotency-key and connection-id', async () => {
+    const { state, seen, session } = setup();
+    server.use(tokenHandler(state), gateway(seen, answers));
+    await session.accounts.list();
+    expect(Object.keys(seen[0]!.headers)).toEqual(expect.arrayContaining(['idempotency-key', 'connection-id', 'signature']));
+  });
+
+  it('the guides\' idempotency_key and connection_id through headerNames, signed and re-sent alike on every attempt', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    let attempts = 0;
+    server.use(
+      tokenHandler(state),
+      http.all(`${BASE}/*`, async ({ request }) => {
+        seen.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
+        return ++attempts === 1 ? HttpResponse.json({ status: '05', message: 'busy', data: {} }, { status: 503 }) : HttpResponse.json({ status: '00', message: 'ok', data: { accounts: [] } });
+      }),
+    );
+    const { ob } = testClient({ connectionId: 'bank-1', headerNames: { idempotencyKey: 'idempotency_key', connectionId: 'connection_id' } });
+    await ob.forCustomer(customerTokens()).accounts.list({ idempotencyKey: 'key-q10' });
+    expect(seen).toHaveLength(2);
+    for (const { headers } of seen) {
+      expect(headers).toMatchObject({ idempotency_key: 'key-q10', connection_id: 'bank-1', signature: sha(`${SECRET};key-q10`) });
+      expect(headers).not.toHaveProperty('idempotency-key');
+      expect(headers).not.toHaveProperty('connection-id');
+    }
+  });
+
+  it('a renamed idempotency header cannot be set through the per-call headers either', async () => {
+    const { seen } = setup();
+    server.use(tokenHandler({ tokenRequests: [] }), gateway(seen, answers));
+    const { ob } = testClient({ headerNames: { idempotencyKey: 'idempotency_key' } });
+    const error = await ob.forCustomer(customerTokens()).accounts.list({ headers: { idempotency_key: 'mine' } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ValidationError', issues: [{ path: 'headers.idempotency_key', code: 'protected_header' }] });
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses a name a header cannot have, or one the SDK already sends', () => {
+    const make = (headerNames: unknown) => () => testClient({ headerNames: headerNames as never });
+    expect(make({ idempotencyKey: 'idempotency key' })).toThrow(/headerNames\.idempotencyKey/);
+    expect(make({ connectionId: 'Signature' })).toThrow(/headerNames\.connectionId/);
+    expect(make({ idempotencyKey: 'x-key', connectionId: 'X-Key' })).toThrow(/headerNames\.connectionId/);
+    expect(make({ requestId: 'x' })).toThrow(/headerNames\.requestId/);
+    expect(make('idempotency_key')).toThrow(/headerNames/);
+  });
+});
