@@ -11,7 +11,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 // Under the project, so that the external dependencies resolve from its node_modules.
 const outdir = `${root}node_modules/.cache/openbanking-ng-error-classes-${process.pid}`;
 
-/** Each error class DESIGN lists, with its parent. */
+/** Each error class the package exports, with its parent. */
 const CLASSES: Array<[string, string]> = [
   ['OpenBankingError', 'Error'],
   ['ApiError', 'OpenBankingError'],
@@ -30,6 +30,7 @@ const CLASSES: Array<[string, string]> = [
   ['AbortError', 'OpenBankingError'],
   ['CipherError', 'OpenBankingError'],
   ['TransferPendingError', 'OpenBankingError'],
+  ['ResponseTooLargeError', 'OpenBankingError'],
 ];
 
 type ErrorClass = (new (...args: never[]) => Error) & { from?: (init: unknown) => Error };
@@ -54,6 +55,11 @@ beforeAll(async () => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('error classes in the bundled package', () => {
+  it('the list below is every error class the entry exports', () => {
+    const exported = Object.keys(built).filter((name) => /^[A-Z]\w*Error$/.test(name) && typeof built[name] === 'function');
+    expect(exported.sort()).toEqual(CLASSES.map(([name]) => name).sort());
+  });
+
   it.each(CLASSES)('%s keeps its class name and extends %s', (name, parent) => {
     const cls = built[name]!;
     expect(cls.name).toBe(name);
