@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { anyObject, customPropertiesOut, customPropertiesSchema, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, pathParams, positive, text } from './common.js';
+import { anyObject, customPropertiesOut, customPropertiesSchema, id, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the account operations (§7 of the provider reference), loaded with the first
@@ -154,8 +154,8 @@ export const transactionSummarySchema = z.looseObject({
 /** One transaction of an account. */
 /** The members account and savings transactions share (savings: no `authorization_token`, plus `status`). */
 export const transactionFields = {
-  /** Transaction identifier. */
-  id: maybe(jsonType('string', 'number')),
+  /** Transaction identifier: a string or a whole number (one of 2^53 or more was rounded by JSON parsing, and is refused). */
+  id: maybe(id()),
   /** Amount, major units. */
   amount: maybeNumber(),
   /** Channel, e.g. `'ATM'`. */
