@@ -3,8 +3,8 @@
  * @module openbanking-ng
  */
 export { OpenBanking, type RequestParams } from './client.js';
-export type { ClientOptions, Environment, Endpoints, Hosts, RateLimit, RateLimitOption } from './options.js';
-export { DEFAULT_ENDPOINTS, SANDBOX_HOSTS, PUBLISHED_RATE_LIMITS } from './options.js';
+export type { ClientOptions, Environment, Endpoints, HeaderNames, Hosts, RateLimit, RateLimitOption } from './options.js';
+export { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, SANDBOX_HOSTS, PUBLISHED_RATE_LIMITS } from './options.js';
 export type { RequestOptions } from './core/call-options.js';
 export type { HttpMethod } from './core/http.js';
 export type {

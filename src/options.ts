@@ -1,7 +1,8 @@
 import { MemoryTokenStore, type TokenStore } from './auth/token-store.js';
 import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
-import { DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
+import { HEADER_NAME } from './core/call-options.js';
+import { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type HeaderNames, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
 import { defaultSleep, type Sleep } from './core/retry-timing.js';
 import { type Scope, SCOPES } from './core/scopes.js';
@@ -13,7 +14,7 @@ import { rememberSecret } from './core/redact.js';
 import type { FleetStore } from './fleet/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
 
-export { DEFAULT_ENDPOINTS, type Endpoints, type Environment, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
+export { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, type Endpoints, type Environment, type HeaderNames, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
 
 /**
  * Client-side rate limiting: `true` for the environment's published limits (sandbox 100/min
@@ -59,6 +60,12 @@ export interface ClientOptions {
   connectionId?: string;
   /** Sent as `X-Participant-ID` on API calls when set. */
   participantId?: string;
+  /**
+   * The names of the idempotency and connection headers, for a provider that spells them as the
+   * guides do: `headerNames: { idempotencyKey: 'idempotency_key', connectionId: 'connection_id' }`.
+   * Default {@link DEFAULT_HEADER_NAMES} (`idempotency-key`, `connection-id`, as the API reference).
+   */
+  headerNames?: Partial<HeaderNames>;
   /** Default redirect URI for the authorization-code flow. */
   redirectUri?: string;
   /** Cipher for the card secret fields. Default {@link plaintextCipher}; production requires an explicit choice. */
@@ -123,8 +130,11 @@ const KNOWN_OPTIONS = new Set<string>([
   'clientId', 'clientSecret', 'environment', 'baseUrl', 'authUrl', 'endpoints', 'connectionId', 'participantId',
   'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'timeout', 'fetch', 'tokenStore',
   'logger', 'logLevel', 'rateLimit', 'decryptResponses', 'dangerouslyAllowBrowser', 'sleep', 'now', 'operationScopes',
-  'maxResponseBytes', 'fleet',
+  'maxResponseBytes', 'fleet', 'headerNames',
 ]);
+
+/** Headers the SDK sets under fixed names: a renamed header may not take one of them. */
+const FIXED_HEADERS = new Set(['authorization', 'signature', 'content-type', 'accept', 'x-participant-id']);
 
 const FLEET_METHODS = ['get', 'set', 'compareAndSet', 'compareAndDelete', 'lock', 'unlock', 'take'] as const;
 
@@ -180,6 +190,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   // Both travel as headers: a character a header cannot carry would fail every call at send time.
   if (connectionId !== undefined && !HEADER_VALUE.test(connectionId)) issues.add('connectionId', 'must contain only characters a header can carry (Latin-1, no control characters)', 'invalid_format');
   if (participantId !== undefined && !HEADER_VALUE.test(participantId)) issues.add('participantId', 'must contain only characters a header can carry (Latin-1, no control characters)', 'invalid_format');
+  const headerNames = checkHeaderNames(issues, input.headerNames);
   const redirectUri = checkString(issues, 'redirectUri', input.redirectUri, false);
   if (redirectUri !== undefined && !URL.canParse(redirectUri)) issues.add('redirectUri', 'must be an absolute URL', 'invalid_url');
 
@@ -254,6 +265,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     endpoints,
     connectionId,
     participantId,
+    headerNames,
     redirectUri,
     cipher,
     cipherExplicit: input.cipher !== undefined,
@@ -294,4 +306,22 @@ function checkOperationScopes(issues: IssueList, value: unknown): Record<string,
     }
   }
   return out;
+}
+
+/** Checks `headerNames`: known keys, header names (lower-cased), none the SDK already sends, the two apart. */
+function checkHeaderNames(issues: IssueList, value: unknown): Readonly<HeaderNames> {
+  if (value === undefined) return DEFAULT_HEADER_NAMES;
+  const out: HeaderNames = { ...DEFAULT_HEADER_NAMES };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    issues.add('headerNames', "must be an object such as { idempotencyKey: 'idempotency_key' }", 'invalid_type');
+    return out;
+  }
+  for (const [key, name] of Object.entries(value)) {
+    if (!Object.hasOwn(DEFAULT_HEADER_NAMES, key)) issues.add(`headerNames.${key}`, 'is not a renamable header (idempotencyKey, connectionId)', 'unrecognized_keys');
+    else if (typeof name !== 'string' || !HEADER_NAME.test(name)) issues.add(`headerNames.${key}`, 'must be a header name (letters, digits and !#$%&\'*+-.^_`|~)', 'invalid_format');
+    else if (FIXED_HEADERS.has(name.toLowerCase())) issues.add(`headerNames.${key}`, 'names a header the SDK already sends', 'invalid_value');
+    else out[key as keyof HeaderNames] = name.toLowerCase();
+  }
+  if (out.idempotencyKey === out.connectionId) issues.add('headerNames.connectionId', 'must differ from the idempotency header', 'invalid_value');
+  return Object.freeze(out);
 }

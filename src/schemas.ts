@@ -12,7 +12,7 @@
  * ```
  * @module openbanking-ng/schemas
  */
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import type { HttpMethod } from './core/http.js';
 import type { OperationSchemas, TokenKind } from './core/operation.js';
 import type { Scope } from './core/scopes.js';
@@ -25,16 +25,6 @@ import { schemas as directDebits } from './schemas/direct-debits.js';
 import { schemas as disputes } from './schemas/disputes.js';
 import { schemas as savings } from './schemas/savings.js';
 import { schemas as transfers } from './schemas/transfers.js';
-
-/**
- * A path parameter as the typed methods take it: a non-empty string that is not a dot segment, or a
- * finite number (a whole one below 2^53). The SDK encodes it into the path.
- */
-const pathParameter = () =>
-  z.union([
-    z.string().check(z.minLength(1), z.refine((v) => !/^\.\.?(;|$)/.test(v), 'must not be a dot segment')),
-    z.number().check(z.refine((n) => !Number.isInteger(n) || Number.isSafeInteger(n), 'must be a safe integer (pass a larger id as a string)')),
-  ]);
 
 const tables = { ...customers, ...accounts, ...transfers, ...bills, ...disputes, ...directDebits, ...cards, ...savings };
 
@@ -81,14 +71,12 @@ export const operations: { readonly [K in OperationName]: OperationDescription &
   Object.fromEntries(
     OPERATIONS.map((op) => {
       const schemas: OperationSchemas = tables[op.name];
-      const params = op.params.length > 0 ? z.strictObject(Object.fromEntries(op.params.map((name) => [name, pathParameter()]))) : undefined;
       const description: OperationDescription = {
         method: op.method,
         path: op.path,
         token: op.token,
         scopes: op.scopes,
         ...(op.unofficial ? { unofficial: true as const } : {}),
-        ...(params ? { params } : {}),
         ...schemas,
       };
       return [op.name, Object.freeze(description)];

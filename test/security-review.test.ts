@@ -122,6 +122,20 @@ describe('7. numeric ids beyond 2^53 are never rounded', () => {
     expect((error as ResponseValidationError).issues.some((i) => /mandate_id/.test(i.path))).toBe(true);
   });
 
+  it('a transaction id of 9007199254740993 is a ResponseValidationError too, as every numeric id of a response', async () => {
+    server.use(
+      tokenOk,
+      http.get(`${BASE}/accounts/0123456789/transactions`, () =>
+        new HttpResponse('{"status":"00","message":"ok","data":{"summary":{"pages":1},"transactions":[{"id":9007199254740993,"amount":5}]}}', { headers: { 'content-type': 'application/json' } }),
+      ),
+    );
+    const now = Math.floor(Date.now() / 1000);
+    const session = client().forCustomer({ access_token: 'customer-access', token_type: 'Bearer', expires_in: 3600, expires_at: now + 3600 });
+    const error = await session.accounts.transactions.list('0123456789', { from: '2024-01-01', to: '2024-01-31' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).issues.map((i) => i.path)).toContain('data.transactions.0.id');
+  });
+
   it('a path parameter of 2^53 or more is refused before sending', async () => {
     const now = Math.floor(Date.now() / 1000);
     const session = client().forCustomer({ access_token: 'customer-access', token_type: 'Bearer', expires_in: 3600, expires_at: now + 3600 });

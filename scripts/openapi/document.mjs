@@ -21,9 +21,12 @@ const pascal = (name) => name.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => 
 
 const ref = (kind, name) => ({ $ref: `#/components/${kind}/${name}` });
 
-/** The error bodies of the spec, by status. 400 has two shapes; 404 and 429 bodies are not documented and take the common one. */
+/**
+ * The error bodies of the spec, by status. 400 has two shapes; 404 and 429 bodies are not documented
+ * and take the common one, with no response code made up for them.
+ */
 function errorComponents() {
-  const code = (example) => ({ type: 'string', description: 'ISO 8583-style response code', examples: [example] });
+  const code = (example) => ({ type: 'string', description: 'ISO 8583-style response code', ...(example ? { examples: [example] } : {}) });
   const common = (example) => ({
     type: 'object',
     required: ['status', 'message'],
@@ -57,8 +60,8 @@ function errorComponents() {
     },
     UnauthorizedError: common('02'),
     ForbiddenError: common('03'),
-    NotFoundError: common('04'),
-    TooManyRequestsError: common('06'),
+    NotFoundError: common(),
+    TooManyRequestsError: common(),
     InternalServerError: common('05'),
   };
   const response = (description, schema, headers) => ({ description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: ref('schemas', schema) } } });
@@ -185,10 +188,16 @@ export function buildDocument({ operations, scopes, version }) {
   for (const name of names) {
     const op = operations[name];
     const status = successStatus(name, op);
+    // Success is the HTTP status alone; `status` ('00' or 'success') and `message` are left out on some
+    // of the provider's pages and never read: only `data` is required (OPERATIONS.md Q2).
     const envelope = {
       type: 'object',
-      required: ['status', 'message', 'data'],
-      properties: { status: { type: 'string', examples: ['00'] }, message: { type: 'string' }, data: op.response ? ref('schemas', `${pascal(name)}Data`) : {} },
+      required: ['data'],
+      properties: {
+        status: { type: 'string', description: 'Response code, `00` or `success`; not read', examples: ['00', 'success'] },
+        message: { type: 'string', description: 'Human-readable text, often copied across pages; not read' },
+        data: op.response ? ref('schemas', `${pascal(name)}Data`) : {},
+      },
       additionalProperties: {},
     };
     const operation = {

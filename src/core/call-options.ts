@@ -8,7 +8,7 @@ import { checkNumber, checkTimeout, describeType, HEADER_VALUE, IssueList } from
 export interface RequestOptions {
   /** Your own idempotency key; by default a fresh UUID v4 per logical call. */
   idempotencyKey?: string;
-  /** `connection-id` for this call, overriding the client's default. */
+  /** `connection-id` (or the `headerNames` option's name) for this call, overriding the client's default. */
   connectionId?: string;
   /** Aborts the call (no retry follows); rejects with `AbortError`. */
   signal?: AbortSignal;
@@ -23,10 +23,11 @@ export interface RequestOptions {
 /** Headers the SDK sets itself; a caller's `headers` option cannot replace them. */
 export const PROTECTED_HEADERS: ReadonlySet<string> = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
 const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers']);
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** Checks per-call options; returns the problems. */
-export function checkCallOptions(options: RequestOptions | undefined): ValidationIssue[] {
+/** Checks per-call options; returns the problems. `idempotencyHeader`: the client's name for the key's header, protected too. */
+export function checkCallOptions(options: RequestOptions | undefined, idempotencyHeader = 'idempotency-key'): ValidationIssue[] {
   if (options === undefined) return [];
   const issues = new IssueList();
   if (typeof options !== 'object' || options === null) {
@@ -54,7 +55,7 @@ export function checkCallOptions(options: RequestOptions | undefined): Validatio
       for (const [name, value] of entries) {
         if (!HEADER_NAME.test(name)) issues.add(`headers.${name}`, 'is not a valid header name', 'invalid_format');
         else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) issues.add(`headers.${name}`, 'must be a string without line breaks', 'invalid_format');
-        else if (PROTECTED_HEADERS.has(name.toLowerCase())) issues.add(`headers.${name}`, 'is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', 'protected_header');
+        else if (PROTECTED_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === idempotencyHeader) issues.add(`headers.${name}`, 'is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', 'protected_header');
       }
     }
   }

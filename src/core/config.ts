@@ -45,6 +45,21 @@ export const DEFAULT_ENDPOINTS: Readonly<Endpoints> = Object.freeze({
   transfer: '/transactions/transfer',
 });
 
+/**
+ * The names of the API-call headers whose spelling the provider's pages disagree on: the API
+ * reference writes `idempotency-key` and `connection-id`, its guides `idempotency_key` and
+ * `connection_id`. @group Client
+ */
+export interface HeaderNames {
+  /** The idempotency key's header. Default `idempotency-key`. */
+  idempotencyKey: string;
+  /** The target bank's header. Default `connection-id`. */
+  connectionId: string;
+}
+
+/** The API reference's spellings. @group Client */
+export const DEFAULT_HEADER_NAMES: Readonly<HeaderNames> = Object.freeze({ idempotencyKey: 'idempotency-key', connectionId: 'connection-id' });
+
 /** Where the API gateway and the identity host live. @group Client */
 export interface Hosts {
   /** API gateway including the version path. */
@@ -83,6 +98,8 @@ export interface PipelineConfig {
   baseUrl: string;
   connectionId: string | undefined;
   participantId: string | undefined;
+  /** The idempotency and connection headers' names, lower case. */
+  headerNames: Readonly<HeaderNames>;
   cipher: FieldCipher;
   /** The cipher was chosen by the caller (production refuses to send secrets otherwise). */
   cipherExplicit: boolean;

@@ -48,6 +48,8 @@ export interface OperationDeclaration<Name extends string = string> {
 
 /** An operation's zod schemas: the very objects the client validates with. */
 export interface OperationSchemas {
+  /** The path parameters by name (the template's `{name}`s), checked before anything is sent. */
+  params?: z.ZodMiniType;
   /** The JSON body, checked before anything is sent. */
   body?: z.ZodMiniType;
   /** The query, checked before anything is sent. */

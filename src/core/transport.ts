@@ -82,7 +82,7 @@ export class Transport {
   async #send(op: Operation, callOptions: RequestOptions | undefined, precheck: (() => void) | undefined, observe: CallObservation | undefined): Promise<WithResponse<unknown>> {
     const o = this.#options;
     precheck?.();
-    const optionIssues = checkCallOptions(callOptions);
+    const optionIssues = checkCallOptions(callOptions, o.headerNames.idempotencyKey);
     if (optionIssues.length > 0) throw new ValidationError('Invalid request options', optionIssues);
     const call = callOptions ?? {};
 
@@ -150,10 +150,10 @@ function buildHeaders(o: PipelineConfig, call: RequestOptions, idempotencyKey: s
   }
   headers.accept = 'application/json';
   headers['content-type'] = 'application/json';
-  headers['idempotency-key'] = idempotencyKey;
+  headers[o.headerNames.idempotencyKey] = idempotencyKey;
   headers.signature = signature;
   const connectionId = call.connectionId ?? o.connectionId;
-  if (connectionId !== undefined) headers['connection-id'] = connectionId;
+  if (connectionId !== undefined) headers[o.headerNames.connectionId] = connectionId;
   if (o.participantId !== undefined) headers['x-participant-id'] = o.participantId;
   return headers;
 }

@@ -87,14 +87,7 @@ export class ApiError extends OpenBankingError {
 
   /** Builds the subclass that matches the status. */
   static from(init: ApiErrorInit): ApiError {
-    const s = init.status;
-    if (s === 400) return new BadRequestError(init);
-    if (s === 401) return new AuthenticationError(init);
-    if (s === 403) return new PermissionDeniedError(init);
-    if (s === 404) return new NotFoundError(init);
-    if (s === 429) return new RateLimitError(init, parseRetryAfterMs(init.headers.get('retry-after'), init.now));
-    if (s >= 500) return new InternalServerError(init);
-    return new ApiError(init);
+    return errorForStatus(init);
   }
 }
 
@@ -139,6 +132,22 @@ export class RateLimitError extends ApiError {
     super(init);
     this.retryAfter = retryAfter;
   }
+}
+
+/**
+ * What {@link ApiError.from} builds: the subclass for the status. It lives outside the class body
+ * because bundlers rename a class that names itself inside its body (`class _ApiError`), and
+ * `ApiError.name` must stay `'ApiError'`.
+ */
+function errorForStatus(init: ApiErrorInit): ApiError {
+  const s = init.status;
+  if (s === 400) return new BadRequestError(init);
+  if (s === 401) return new AuthenticationError(init);
+  if (s === 403) return new PermissionDeniedError(init);
+  if (s === 404) return new NotFoundError(init);
+  if (s === 429) return new RateLimitError(init, parseRetryAfterMs(init.headers.get('retry-after'), init.now));
+  if (s >= 500) return new InternalServerError(init);
+  return new ApiError(init);
 }
 
 const API_ERROR_NAMES = [

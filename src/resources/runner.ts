@@ -2,10 +2,11 @@ import { makeAPIPromise, type APIPromise, type WithResponse } from '../core/api-
 import type { RequestOptions } from '../core/call-options.js';
 import type { Endpoints } from '../core/config.js';
 import { makePagePromise, type PagePromise, summaryPages } from '../core/page-promise.js';
+import { issuesOf } from '../core/decode.js';
 import type { Sleep } from '../core/retry-timing.js';
 import type { Scope } from '../core/scopes.js';
 import type { BearerSource, Transport } from '../core/transport.js';
-import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { ValidationError } from '../errors/index.js';
 import type { Lazy } from '../core/lazy.js';
 import type { OperationDeclaration, SchemaModule } from '../core/operation.js';
 import { scopeNotGranted } from './granted-scopes.js';
@@ -27,8 +28,8 @@ export interface RunnerContext {
 }
 
 /**
- * Runs operation descriptors: checks the path parameters, picks the token, fills the path
- * template, hands the rest to the transport, and walks pages.
+ * Runs operation descriptors: checks the path parameters with the operation's `params` schema,
+ * picks the token, fills the path template, hands the rest to the transport, and walks pages.
  */
 export class OperationRunner {
   readonly #ctx: RunnerContext;
@@ -73,7 +74,10 @@ export class OperationRunner {
     const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
     const template = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
     let path = template;
-    const issues = checkParams(op, params);
+    // The path parameters, by name, through the operation's published `params` schema.
+    const named = Object.fromEntries(op.params.map((name, i) => [name, params[i]]));
+    const checked = schemas.params?.safeParse(named);
+    const issues = checked && !checked.success ? await issuesOf(checked.error, named) : [];
     if (issues.length === 0) {
       let i = 0;
       path = path.replace(/\{\w+\}/g, () => encodeURIComponent(String(params[i++])));
@@ -131,18 +135,3 @@ const NO_BEARER: BearerSource = {
   token: () => Promise.reject(new Error('unreachable: the precheck refuses the call')),
   renew: () => Promise.resolve(undefined),
 };
-
-/** Each path parameter must be a non-empty string or a finite number. */
-function checkParams(op: OperationDeclaration, params: readonly unknown[]): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  op.params.forEach((name, i) => {
-    const value = params[i];
-    if (value === undefined || value === null || value === '') issues.push({ path: name, message: 'is required', code: 'missing' });
-    // encodeURIComponent leaves dots alone: `..` would climb out of the operation's path.
-    else if (typeof value === 'string' && /^\.\.?(;|$)/.test(value)) issues.push({ path: name, message: 'must not be a dot segment', code: 'invalid_format' });
-    else if (!(typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) issues.push({ path: name, message: 'must be a string or a number', code: 'invalid_type' });
-    // 2^53 and above: a JSON number of that size was already rounded, and would name another resource.
-    else if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) issues.push({ path: name, message: 'must be a safe integer (pass a larger id as a string)', code: 'too_big' });
-  });
-  return issues;
-}

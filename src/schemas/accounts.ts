@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { anyObject, customPropertiesOut, customPropertiesSchema, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, positive, text } from './common.js';
+import { anyObject, customPropertiesOut, customPropertiesSchema, id, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the account operations (§7 of the provider reference), loaded with the first
@@ -154,8 +154,8 @@ export const transactionSummarySchema = z.looseObject({
 /** One transaction of an account. */
 /** The members account and savings transactions share (savings: no `authorization_token`, plus `status`). */
 export const transactionFields = {
-  /** Transaction identifier. */
-  id: maybe(jsonType('string', 'number')),
+  /** Transaction identifier: a string or a whole number (one of 2^53 or more was rounded by JSON parsing, and is refused). */
+  id: maybe(id()),
   /** Amount, major units. */
   amount: maybeNumber(),
   /** Channel, e.g. `'ATM'`. */
@@ -251,9 +251,9 @@ export const holdReferenceSchema = z.looseObject({
 export const schemas = {
   'accounts.create': { body: openAccountSchema, response: openedAccountSchema },
   'accounts.list': { response: accountListSchema },
-  'accounts.balances.retrieve': { response: balancesSchema },
-  'accounts.transactions.list': { query: transactionsQuerySchema, response: transactionPageSchema },
-  'accounts.holds.list': { response: holdListSchema },
-  'accounts.holds.create': { body: placeHoldSchema, response: holdReferenceSchema },
-  'accounts.holds.update': { body: updateHoldSchema, response: holdReferenceSchema },
+  'accounts.balances.retrieve': { params: pathParams('account_number'), response: balancesSchema },
+  'accounts.transactions.list': { params: pathParams('account_number'), query: transactionsQuerySchema, response: transactionPageSchema },
+  'accounts.holds.list': { params: pathParams('account_number'), response: holdListSchema },
+  'accounts.holds.create': { params: pathParams('account_number'), body: placeHoldSchema, response: holdReferenceSchema },
+  'accounts.holds.update': { params: pathParams('account_number', 'hold_reference'), body: updateHoldSchema, response: holdReferenceSchema },
 };

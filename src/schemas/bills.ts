@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, id, jsonType, maybe, maybeNumber, maybeText, positive, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, id, jsonType, maybe, maybeNumber, maybeText, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the bill-payment operations (§9 of the provider reference), loaded with the
@@ -134,7 +134,7 @@ export const billPaymentSchema = z.looseObject({
 /** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
 export const schemas = {
   'bills.categories.list': { response: billerCategoryListSchema, reshape: categoryList },
-  'bills.billers.list': { response: billerListSchema },
-  'bills.validate': { response: billValidationSchema },
-  'bills.pay': { body: payBillSchema, response: billPaymentSchema },
+  'bills.billers.list': { params: pathParams('category_id'), response: billerListSchema },
+  'bills.validate': { params: pathParams('category_id', 'biller_id', 'bill_reference'), response: billValidationSchema },
+  'bills.pay': { params: pathParams('category_id', 'biller_id', 'bill_reference'), body: payBillSchema, response: billPaymentSchema },
 };

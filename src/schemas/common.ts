@@ -96,3 +96,19 @@ export function jsonType<const T extends ReadonlyArray<'string' | 'number' | 'bo
   const of = { string: z.string(), number: z.number(), boolean: z.boolean() };
   return z.union(types.map((t) => of[t]) as unknown as [(typeof of)[T[number]], ...(typeof of)[T[number]][]]);
 }
+
+/**
+ * A path parameter as the typed methods take it: a non-empty string that is not a dot segment
+ * (`encodeURIComponent` leaves dots alone, and `..` would climb out of the operation's path), or a
+ * finite number below 2^53 in size (a JSON number that large was already rounded, and would name
+ * another resource). The SDK encodes it into the path.
+ */
+export const pathParameter = () =>
+  z.union([
+    z.string().check(z.minLength(1), z.regex(/^(?!\.\.?(?:;|$))/, { error: 'must not be a dot segment' })),
+    z.number().check(z.minimum(-Number.MAX_SAFE_INTEGER), z.maximum(Number.MAX_SAFE_INTEGER)),
+  ]);
+
+/** The path parameters of an operation, by the names of its path template: what the client checks them with. */
+export const pathParams = <const N extends string>(...names: N[]) =>
+  z.strictObject(Object.fromEntries(names.map((name) => [name, pathParameter()])) as Record<N, ReturnType<typeof pathParameter>>);

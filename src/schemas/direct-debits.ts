@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, oneOf, openEnum, positive, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, oneOf, openEnum, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the direct-debit operations (§11 of the provider reference), loaded with the
@@ -40,13 +40,11 @@ export const createMandateSchema = z.strictObject({
   custom_properties: customPropertiesSchema,
 });
 
-/** Body of `PATCH /direct-debits/{mandate_id}`. */
+/** Body of `PATCH /direct-debits/{mandate_id}`: the fields of the update page's table, which shows no `custom_properties`. */
 export const updateMandateSchema = z.strictObject({
   ...mandateFields,
   /** `INACTIVE` stops the mandate. */
   mandate_status: z.optional(oneOf(['ACTIVE', 'INACTIVE'])),
-  /** Extension items. */
-  custom_properties: customPropertiesSchema,
 });
 
 /** Body of `POST /direct-debits/{mandate_id}`: one debit on the mandate. */
@@ -117,6 +115,6 @@ export const mandateListSchema = z.looseObject({
 export const schemas = {
   'directDebits.create': { body: createMandateSchema, response: mandateResultSchema },
   'directDebits.list': { response: mandateListSchema },
-  'directDebits.update': { body: updateMandateSchema, response: mandateResultSchema },
-  'directDebits.charge': { body: chargeMandateSchema, response: mandateResultSchema },
+  'directDebits.update': { params: pathParams('mandate_id'), body: updateMandateSchema, response: mandateResultSchema },
+  'directDebits.charge': { params: pathParams('mandate_id'), body: chargeMandateSchema, response: mandateResultSchema },
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, positive, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the dispute operations (§10 of the provider reference), loaded with the first
@@ -66,5 +66,5 @@ const asList = (value: unknown): unknown => (typeof value === 'object' && value 
 export const schemas = {
   'disputes.categories.list': { response: disputeCategoryListSchema },
   'disputes.create': { body: createDisputeSchema, response: disputeSchema },
-  'disputes.retrieve': { response: disputeListSchema, reshape: asList },
+  'disputes.retrieve': { params: pathParams('report_reference'), response: disputeListSchema, reshape: asList },
 };

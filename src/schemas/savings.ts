@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { transactionFields, transactionSummarySchema } from './accounts.js';
-import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, text } from './common.js';
+import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, pathParams, text } from './common.js';
 
 /*
  * The zod schemas of the savings operations (§14 of the provider reference), loaded with the first
@@ -76,18 +76,16 @@ export const savingsTransactionSchema = z.looseObject({
   status: maybe(openEnum(['SUCCESSFUL', 'FAILED', 'PENDING'])),
 });
 
-/** `data` of one page of `GET /savings/{savings_id}/transactions`. */
+/** `data` of one page of `GET /savings/{savings_id}/transactions`: the summary and the transactions (§14.2 shows nothing else; other members are kept). */
 export const savingsTransactionPageSchema = z.looseObject({
   /** Totals of the range and the paging. */
   summary: maybe(transactionSummarySchema),
   /** This page's transactions. */
   transactions: z.array(savingsTransactionSchema),
-  /** Extension items. */
-  custom_properties: customPropertiesOut(),
 });
 
 /** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
 export const schemas = {
   'savings.list': { response: savingsListSchema, reshape: loansAsSavings },
-  'savings.transactions.list': { query: savingsTransactionsQuerySchema, response: savingsTransactionPageSchema },
+  'savings.transactions.list': { params: pathParams('savings_id'), query: savingsTransactionsQuerySchema, response: savingsTransactionPageSchema },
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, positive, text } from './common.js';
+import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the transfer operations (§8 of the provider reference), loaded with the first
@@ -68,5 +68,5 @@ export const transferStatusSchema = z.looseObject({
 export const schemas = {
   'transfers.enquiry': { body: nameEnquirySchema, response: nameEnquiryResultSchema },
   'transfers.create': { body: createTransferSchema, response: transferResultSchema },
-  'transfers.retrieve': { response: transferStatusSchema },
+  'transfers.retrieve': { params: pathParams('batch_reference'), response: transferStatusSchema },
 };

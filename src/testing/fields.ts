@@ -100,7 +100,7 @@ const customProperties: FieldRule = {
   items: { type: 'object', fields: { id: str(), description: str(), type: str(), value: str() } },
 };
 
-/** The fields of a mandate (§11.3's table; §11.1's guide sends the same). */
+/** The fields of a mandate (§11.3's table; §11.1's guide sends the same, plus `custom_properties`). */
 const MANDATE: FieldTable = {
   reference: req(),
   narration: req(),
@@ -112,7 +112,6 @@ const MANDATE: FieldTable = {
   destination_account: str(),
   destination_account_name: str(),
   callback_url: str({ max: 2048 }),
-  custom_properties: customProperties,
 };
 
 /** The spec's request tables, per operation. */
@@ -202,7 +201,7 @@ export const FIELD_TABLES = {
     custom_properties: customProperties,
   },
   /** `POST /direct-debits` (§11.1, from the guide; required as on the update page). */
-  'directDebits.create': MANDATE,
+  'directDebits.create': { ...MANDATE, custom_properties: customProperties },
   /** `PATCH /direct-debits/{mandate_id}` (§11.3). */
   'directDebits.update': { ...MANDATE, mandate_status: str({ values: ['ACTIVE', 'INACTIVE'] }) },
   /** `POST /direct-debits/{mandate_id}` (§11.4). */

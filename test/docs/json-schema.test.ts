@@ -25,6 +25,10 @@ describe('every operation schema is JSON Schema', () => {
       expect(schemas.response, op.name).toBeDefined();
       expect(schemas.body !== undefined, op.name).toBe(op.input === 'body');
       expect(schemas.query !== undefined, op.name).toBe(op.input === 'query' || op.input === 'optional-query');
+      // The path template's parameters, by name: the object the client checks them with.
+      const params = schemas.params && (z.toJSONSchema(schemas.params, { io: 'input' }) as { properties?: object; required?: string[] });
+      expect(params && Object.keys(params.properties ?? {}), op.name).toEqual(op.params.length > 0 ? op.params : undefined);
+      expect(params?.required, op.name).toEqual(op.params.length > 0 ? op.params : undefined);
     }
   });
 

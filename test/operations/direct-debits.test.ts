@@ -101,3 +101,21 @@ describe('direct debits: tolerance of what the provider sends', () => {
     expect((await session.directDebits.list()).mandates[0]).toEqual({ mandate_id: 42, mandate_status: 'SUSPENDED', frequency: 'BIWEEKLY' });
   });
 });
+
+describe('direct debits: an update takes the fields of §11.3 only', () => {
+  const server = useMsw();
+
+  it('custom_properties, which the update page does not show, is refused before sending', async () => {
+    let sent = 0;
+    const count = ({ request }: { request: Request }) => {
+      if (request.url.includes('/direct-debits')) sent++;
+    };
+    server.events.on('request:start', count);
+    const { session } = answerWith(server, { mandate_id: MANDATE });
+    const body = { reference: 'R', narration: 'N', amount: 1, custom_properties: [{ id: 'x', description: '', type: 't', value: '' }] };
+    await expect(session.directDebits.update(MANDATE, body as never)).rejects.toMatchObject({ name: 'ValidationError', issues: [{ path: 'custom_properties', code: 'unrecognized_keys' }] });
+    await expect(session.directDebits.charge(MANDATE, { amount: 1, custom_properties: body.custom_properties })).resolves.toMatchObject({ mandate_id: MANDATE });
+    server.events.removeListener('request:start', count);
+    expect(sent).toBe(1);
+  });
+});

@@ -147,7 +147,9 @@ describe('customer-token operations on the client', () => {
 
 describe('path parameters and bodies are checked before anything is sent', () => {
   it.each([
-    ['an empty account number', (s: CustomerSession) => s.accounts.balances.retrieve(''), 'account_number', 'missing'],
+    ['an empty account number', (s: CustomerSession) => s.accounts.balances.retrieve(''), 'account_number', 'too_small'],
+    ['a dot segment as account number', (s: CustomerSession) => s.accounts.balances.retrieve('..'), 'account_number', 'invalid_format'],
+    ['a number id of 2^53', (s: CustomerSession) => s.accounts.holds.list(2 ** 53), 'account_number', 'too_big'],
     ['an object as account number', (s: CustomerSession) => s.accounts.holds.list({} as never), 'account_number', 'invalid_type'],
     ['NaN as account number', (s: CustomerSession) => s.accounts.holds.list(Number.NaN), 'account_number', 'invalid_type'],
     ['a missing hold reference', (s: CustomerSession) => s.accounts.holds.update('0123456789', undefined as never, { status: 'INACTIVE' }), 'hold_reference', 'missing'],
@@ -301,5 +303,53 @@ describe('transport details through the layer', () => {
     expect(response.status).toBe(200);
     expect(idempotencyKey).toBe('bal-1');
     expect(AUTH).toContain('identity');
+  });
+});
+
+describe('header names (OPERATIONS.md Q10)', () => {
+  it('default to the API reference spellings, idempotency-key and connection-id', async () => {
+    const { state, seen, session } = setup();
+    server.use(tokenHandler(state), gateway(seen, answers));
+    await session.accounts.list();
+    expect(Object.keys(seen[0]!.headers)).toEqual(expect.arrayContaining(['idempotency-key', 'connection-id', 'signature']));
+  });
+
+  it('the guides\' idempotency_key and connection_id through headerNames, signed and re-sent alike on every attempt', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    let attempts = 0;
+    server.use(
+      tokenHandler(state),
+      http.all(`${BASE}/*`, async ({ request }) => {
+        seen.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
+        return ++attempts === 1 ? HttpResponse.json({ status: '05', message: 'busy', data: {} }, { status: 503 }) : HttpResponse.json({ status: '00', message: 'ok', data: { accounts: [] } });
+      }),
+    );
+    const { ob } = testClient({ connectionId: 'bank-1', headerNames: { idempotencyKey: 'idempotency_key', connectionId: 'connection_id' } });
+    await ob.forCustomer(customerTokens()).accounts.list({ idempotencyKey: 'key-q10' });
+    expect(seen).toHaveLength(2);
+    for (const { headers } of seen) {
+      expect(headers).toMatchObject({ idempotency_key: 'key-q10', connection_id: 'bank-1', signature: sha(`${SECRET};key-q10`) });
+      expect(headers).not.toHaveProperty('idempotency-key');
+      expect(headers).not.toHaveProperty('connection-id');
+    }
+  });
+
+  it('a renamed idempotency header cannot be set through the per-call headers either', async () => {
+    const { seen } = setup();
+    server.use(tokenHandler({ tokenRequests: [] }), gateway(seen, answers));
+    const { ob } = testClient({ headerNames: { idempotencyKey: 'idempotency_key' } });
+    const error = await ob.forCustomer(customerTokens()).accounts.list({ headers: { idempotency_key: 'mine' } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ValidationError', issues: [{ path: 'headers.idempotency_key', code: 'protected_header' }] });
+    expect(seen).toHaveLength(0);
+  });
+
+  it('refuses a name a header cannot have, or one the SDK already sends', () => {
+    const make = (headerNames: unknown) => () => testClient({ headerNames: headerNames as never });
+    expect(make({ idempotencyKey: 'idempotency key' })).toThrow(/headerNames\.idempotencyKey/);
+    expect(make({ connectionId: 'Signature' })).toThrow(/headerNames\.connectionId/);
+    expect(make({ idempotencyKey: 'x-key', connectionId: 'X-Key' })).toThrow(/headerNames\.connectionId/);
+    expect(make({ requestId: 'x' })).toThrow(/headerNames\.requestId/);
+    expect(make('idempotency_key')).toThrow(/headerNames/);
   });
 });
