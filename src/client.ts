@@ -105,7 +105,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static fromRegistration(credentials: Registration, options?: Omit<ClientOptions, 'clientId' | 'clientSecret'>): OpenBanking {
-    return new OpenBanking(clientOptionsFromRegistration(credentials, options));
+    return new this(clientOptionsFromRegistration(credentials, options));
   }
 
   /**

@@ -75,3 +75,11 @@ describe('error classes in the bundled package', () => {
     expect(inspect(error).split('\n')[0]).toBe('ApiError: Conflict');
   });
 });
+
+describe('every class in the bundled package', () => {
+  it('keeps its name, the client included (`OpenBanking.fromRegistration` once renamed it `_OpenBanking`)', () => {
+    const classes = Object.entries(built).filter(([name, value]) => /^[A-Z]/.test(name) && typeof value === 'function');
+    expect(classes.map(([name]) => name)).toContain('OpenBanking');
+    for (const [name, cls] of classes) expect(`${name}: ${cls.name}`).toBe(`${name}: ${name}`);
+  });
+});
