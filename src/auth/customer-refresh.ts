@@ -40,6 +40,17 @@ export function customerRenew(s: CustomerTokenState, rejected: string): Promise<
   return renew().catch((error: unknown) => Promise.reject(perCall(error)));
 }
 
+/** Before a call the session sends with client credentials: rejects when the tokens given were bad or the consent has ended. */
+export async function customerConsentGate(s: CustomerTokenState): Promise<void> {
+  try {
+    if (s.invalid) throw s.invalid;
+    if (s.failure instanceof ConsentEndedError) throw s.failure;
+    await checkEndedElsewhere(s);
+  } catch (error) {
+    throw perCall(error);
+  }
+}
+
 /** `session.refresh()`: refreshes now, sharing a refresh in flight; resolves to a copy of the new set. */
 export async function customerRefreshNow(s: CustomerTokenState): Promise<TokenSet> {
   assertUsable(s);

@@ -66,10 +66,35 @@ export class CustomerTokens {
     renew: (rejected) => refresh().then((parts) => parts.customerRenew(this.#state, rejected)),
   };
 
+  /** Client-credentials token sources behind this session's gate, one per source. */
+  readonly #gated = new WeakMap<BearerSource, BearerSource>();
+
   constructor(ctx: CustomerTokensContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
     const onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
     const onConsentEnded = typeof options?.onConsentEnded === 'function' ? options.onConsentEnded : undefined;
     this.#state = { ctx, onTokens, onConsentEnded, ...checked(tokens, options, ctx.now()), failure: undefined, flight: undefined, generation: 0, since: ctx.now() };
+  }
+
+  /**
+   * `inner` (a client-credentials token source) behind the session's state: once the consent has
+   * ended (here or, with a fleet, elsewhere) or the tokens given were bad, every call of the
+   * session rejects unsent, the ones it sends with client credentials too.
+   */
+  gate(inner: BearerSource): BearerSource {
+    let gated = this.#gated.get(inner);
+    if (gated === undefined) {
+      gated = {
+        source: inner.source ?? inner,
+        token: (signal) => {
+          const s = this.#state;
+          if (!s.invalid && s.failure?.name !== 'ConsentEndedError' && !s.ctx.endedElsewhere) return inner.token(signal);
+          return refresh().then((parts) => parts.customerConsentGate(s)).then(() => inner.token(signal));
+        },
+        renew: (rejected, signal) => inner.renew(rejected, signal),
+      };
+      this.#gated.set(inner, gated);
+    }
+    return gated;
   }
 
   /** The current token set (a copy): the one given, or the latest refreshed one. */
