@@ -78,12 +78,13 @@ function refresh(s: CustomerTokenState): Promise<TokenSet> {
     );
   }
   const generation = s.generation;
+  const before = s.tokens;
   const flight = (async () => {
     let fresh: TokenSet;
     let refreshed = true;
     try {
       const shared = s.ctx.shared;
-      if (shared) ({ tokens: fresh, refreshed } = await shared(s.tokens, (token) => s.ctx.refresh(token)));
+      if (shared) ({ tokens: fresh, refreshed } = await shared(before, (token) => s.ctx.refresh(token)));
       else fresh = await s.ctx.refresh(refreshToken);
     } catch (error) {
       // The identity host refused the grant: never replay it (a rotated refresh token would
@@ -99,6 +100,8 @@ function refresh(s: CustomerTokenState): Promise<TokenSet> {
     // refresh token would be sent again next time.
     const c = s.tokens;
     if (generation !== s.generation && s.invalid === undefined && c.refresh_token !== refreshToken && c.expires_at >= fresh.expires_at) return c;
+    // An answer without `scope` grants what was granted before (RFC 6749 §5.1).
+    if (fresh.scope === undefined && before.scope !== undefined) fresh = { ...fresh, scope: before.scope };
     Object.assign(s, { tokens: fresh, invalid: undefined, failure: undefined });
     if (s.onTokens && refreshed) await s.onTokens({ ...fresh });
     return fresh;
