@@ -66,9 +66,6 @@ export class CustomerTokens {
     renew: (rejected) => refresh().then((parts) => parts.customerRenew(this.#state, rejected)),
   };
 
-  /** Client-credentials token sources behind this session's gate, one per source. */
-  readonly #gated = new WeakMap<BearerSource, BearerSource>();
-
   constructor(ctx: CustomerTokensContext, tokens: TokenSetInput, options?: CustomerSessionOptions) {
     const onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
     const onConsentEnded = typeof options?.onConsentEnded === 'function' ? options.onConsentEnded : undefined;
@@ -81,20 +78,15 @@ export class CustomerTokens {
    * session rejects unsent, the ones it sends with client credentials too.
    */
   gate(inner: BearerSource): BearerSource {
-    let gated = this.#gated.get(inner);
-    if (gated === undefined) {
-      gated = {
-        source: inner.source ?? inner,
-        token: (signal) => {
-          const s = this.#state;
-          if (!s.invalid && s.failure?.name !== 'ConsentEndedError' && !s.ctx.endedElsewhere) return inner.token(signal);
-          return refresh().then((parts) => parts.customerConsentGate(s)).then(() => inner.token(signal));
-        },
-        renew: (rejected, signal) => inner.renew(rejected, signal),
-      };
-      this.#gated.set(inner, gated);
-    }
-    return gated;
+    const s = this.#state;
+    return {
+      source: inner.source ?? inner,
+      token: (signal) =>
+        s.invalid || s.failure?.name === 'ConsentEndedError' || s.ctx.endedElsewhere
+          ? refresh().then((parts) => parts.customerConsentGate(s)).then(() => inner.token(signal))
+          : inner.token(signal),
+      renew: (rejected, signal) => inner.renew(rejected, signal),
+    };
   }
 
   /** The current token set (a copy): the one given, or the latest refreshed one. */
