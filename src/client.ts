@@ -209,10 +209,10 @@ export class OpenBanking extends Namespaces {
     const endedElsewhere = fleet && id !== undefined ? () => fleet.parts().then((parts) => parts.customerConsentEnding(id)) : undefined;
     const customerTokens = new CustomerTokens({ refresh: (refreshToken) => this.auth.refresh(refreshToken), now: () => now(), shared, endedElsewhere }, tokens, options);
     return new CustomerSession({
-      runner: runnerFor(state, customerTokens.bearer, () => customerTokens.consent.scopes),
+      runner: runnerFor(state, customerTokens.bearer, () => customerTokens.consent.scopes, (bearer) => customerTokens.gate(bearer)),
       tokens: customerTokens,
       send: (params, callOptions, bearer) => send(state, params, callOptions, bearer),
-      clientBearer: (params) => clientBearer(state, requestScopes(params)),
+      clientBearer: (params) => customerTokens.gate(clientBearer(state, requestScopes(params))),
     });
   }
 
@@ -229,7 +229,12 @@ export class OpenBanking extends Namespaces {
 }
 
 /** The operation runner of the client (`customer` undefined) or of a customer session. */
-function runnerFor(state: ClientState, customer: BearerSource | undefined, granted?: () => readonly string[] | undefined): OperationRunner {
+function runnerFor(
+  state: ClientState,
+  customer: BearerSource | undefined,
+  granted?: () => readonly string[] | undefined,
+  gate: (bearer: BearerSource) => BearerSource = (bearer) => bearer,
+): OperationRunner {
   const overrides = state.config.operationScopes;
   return new OperationRunner({
     granted,
@@ -237,7 +242,8 @@ function runnerFor(state: ClientState, customer: BearerSource | undefined, grant
     transport: state.transport,
     endpoints: state.config.endpoints,
     scopes: (op) => overrides[op.name] ?? OPERATION_SCOPES[op.name as OperationName],
-    clientBearer: (scopes) => clientBearer(state, scopes),
+    // On a session, client credentials wait behind its state: an ended consent sends nothing.
+    clientBearer: (scopes) => gate(clientBearer(state, scopes)),
     customerBearer: customer,
   });
 }

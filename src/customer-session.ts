@@ -31,7 +31,8 @@ export interface SessionLink {
  *   does not rotate, the old one is kept.
  * - A refresh answered `invalid_grant` ends the customer's consent: `onConsentEnded` fires once,
  *   and every waiting and later call rejects with `ConsentEndedError` (its `scopes` are what to
- *   ask the customer for again) without a request, until {@link CustomerSession.setTokens}. With
+ *   ask the customer for again) without a request, the ones sent with client credentials too,
+ *   until {@link CustomerSession.setTokens}. With
  *   a fleet, sessions with the same `id` in other processes end too, without a refresh request.
  *   Any other refusal (`OAuthError`) rejects the same way and is never retried either. A refresh
  *   that failed to reach the identity host (`ConnectionError`) rejects the waiting calls; the

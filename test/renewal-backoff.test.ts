@@ -51,6 +51,19 @@ describe('401 renewal is bounded (DESIGN.md "401 renewal")', () => {
     expect(tokens.tokenRequests.length).toBeLessThanOrEqual(2);
   });
 
+  it('client-credentials calls of many customer sessions share their source\'s backoff: at most 2 token requests', async () => {
+    const tokens = { tokenRequests: [] as Recorded[] };
+    server.use(tokenHandler(tokens), ...gateway({ calls: 0 }));
+    const { ob } = testClient({ maxRetries: 0 });
+    const customer = { access_token: 'customer-0', token_type: 'Bearer', expires_in: 3600, refresh_token: 'rt-0' } as const;
+    await expect(ob.cards.create(validCard())).rejects.toBeInstanceOf(AuthenticationError);
+    // One session per request, as a backend builds them, each sending with client credentials for cards.create.
+    for (let i = 0; i < 20; i++) {
+      await expect(ob.forCustomer(customer).request({ method: 'POST', path: '/cards', scope: 'cards.create', customer: false, body: {} })).rejects.toBeInstanceOf(AuthenticationError);
+    }
+    expect(tokens.tokenRequests.length).toBeLessThanOrEqual(2);
+  });
+
   it('the same for a customer session: at most 2 refresh grants', async () => {
     const grants: string[] = [];
     server.use(refreshHandler(grants), ...gateway({ calls: 0 }));

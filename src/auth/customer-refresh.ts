@@ -40,6 +40,17 @@ export function customerRenew(s: CustomerTokenState, rejected: string): Promise<
   return renew().catch((error: unknown) => Promise.reject(perCall(error)));
 }
 
+/** Before a call the session sends with client credentials: rejects when the tokens given were bad or the consent has ended. */
+export async function customerConsentGate(s: CustomerTokenState): Promise<void> {
+  try {
+    if (s.invalid) throw s.invalid;
+    if (s.failure instanceof ConsentEndedError) throw s.failure;
+    await checkEndedElsewhere(s);
+  } catch (error) {
+    throw perCall(error);
+  }
+}
+
 /** `session.refresh()`: refreshes now, sharing a refresh in flight; resolves to a copy of the new set. */
 export async function customerRefreshNow(s: CustomerTokenState): Promise<TokenSet> {
   assertUsable(s);
@@ -67,12 +78,13 @@ function refresh(s: CustomerTokenState): Promise<TokenSet> {
     );
   }
   const generation = s.generation;
+  const before = s.tokens;
   const flight = (async () => {
     let fresh: TokenSet;
     let refreshed = true;
     try {
       const shared = s.ctx.shared;
-      if (shared) ({ tokens: fresh, refreshed } = await shared(s.tokens, (token) => s.ctx.refresh(token)));
+      if (shared) ({ tokens: fresh, refreshed } = await shared(before, (token) => s.ctx.refresh(token)));
       else fresh = await s.ctx.refresh(refreshToken);
     } catch (error) {
       // The identity host refused the grant: never replay it (a rotated refresh token would
@@ -88,6 +100,8 @@ function refresh(s: CustomerTokenState): Promise<TokenSet> {
     // refresh token would be sent again next time.
     const c = s.tokens;
     if (generation !== s.generation && s.invalid === undefined && c.refresh_token !== refreshToken && c.expires_at >= fresh.expires_at) return c;
+    // An answer without `scope` grants what was granted before (RFC 6749 §5.1).
+    if (fresh.scope === undefined && before.scope !== undefined) fresh = { ...fresh, scope: before.scope };
     Object.assign(s, { tokens: fresh, invalid: undefined, failure: undefined });
     if (s.onTokens && refreshed) await s.onTokens({ ...fresh });
     return fresh;

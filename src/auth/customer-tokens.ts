@@ -72,6 +72,23 @@ export class CustomerTokens {
     this.#state = { ctx, onTokens, onConsentEnded, ...checked(tokens, options, ctx.now()), failure: undefined, flight: undefined, generation: 0, since: ctx.now() };
   }
 
+  /**
+   * `inner` (a client-credentials token source) behind the session's state: once the consent has
+   * ended (here or, with a fleet, elsewhere) or the tokens given were bad, every call of the
+   * session rejects unsent, the ones it sends with client credentials too.
+   */
+  gate(inner: BearerSource): BearerSource {
+    const s = this.#state;
+    return {
+      source: inner.source ?? inner,
+      token: (signal) =>
+        s.invalid || s.failure?.name === 'ConsentEndedError' || s.ctx.endedElsewhere
+          ? refresh().then((parts) => parts.customerConsentGate(s)).then(() => inner.token(signal))
+          : inner.token(signal),
+      renew: (rejected, signal) => inner.renew(rejected, signal),
+    };
+  }
+
   /** The current token set (a copy): the one given, or the latest refreshed one. */
   get tokens(): TokenSet {
     return { ...this.#state.tokens };

@@ -99,7 +99,13 @@ export function sharedCustomerRefresh(link: FleetLink, id: string, lockTtlMs: nu
   const ending = sharedConsentEnding(link, id);
   const readShared = async () => parse(await link.open(key, await link.strictGet(key)));
   return async (current: TokenSet, grant: (refreshToken: string) => Promise<TokenSet>): Promise<SharedRefreshOutcome> => {
-    const newer = (shared: TokenSet | undefined) => (shared && shared.access_token !== current.access_token && isFresh(shared, now()) ? shared : undefined);
+    // A fresh set another process stored, to adopt without a request; never one whose refresh token
+    // the fleet saw refused: that consent has ended, and a session given new tokens since must not
+    // swap them for it (it would end again on the old consent's ending).
+    const newer = async (shared: TokenSet | undefined, ended: ConsentEnding | undefined) => {
+      if (!shared || shared.access_token === current.access_token || !isFresh(shared, now())) return undefined;
+      return ended && (await endsTokens(ended, shared)) ? undefined : shared;
+    };
     const started = Date.now();
     let unconfirmed: unknown;
     for (let round = 0; ; round++) {
@@ -108,12 +114,12 @@ export function sharedCustomerRefresh(link: FleetLink, id: string, lockTtlMs: nu
         if (owner !== undefined) {
           try {
             const shared = await readShared();
-            const ready = newer(shared);
+            const ended = await ending.read();
+            const ready = await newer(shared, ended);
             if (ready) return { tokens: ready, refreshed: false };
             // The stored set holds the latest rotation when another process refreshed after this one did.
             const latest = shared && shared.refresh_token !== undefined && shared.expires_at >= current.expires_at ? shared : current;
             // Another process saw this consent end: no refresh request of this one's.
-            const ended = await ending.read();
             if (ended && (await endsTokens(ended, latest))) throw endedElsewhere(grantedScopes(current) ?? ended.scopes);
             const fresh = await grant(latest.refresh_token ?? current.refresh_token!).catch(async (error: unknown) => {
               // Told to the other processes before the lock frees, so none redeems the refused token again.
@@ -130,7 +136,8 @@ export function sharedCustomerRefresh(link: FleetLink, id: string, lockTtlMs: nu
         unconfirmed = undefined;
         // Another process holds the lock: its new set appears in the store, or the lock frees (it expires).
         await pause(Math.min(100, 10 * (round + 1)));
-        const ready = newer(await readShared());
+        const stored = await readShared();
+        const ready = stored && (await newer(stored, await ending.read()));
         if (ready) return { tokens: ready, refreshed: false };
       } catch (error) {
         if (!(error instanceof FleetUnavailable)) throw error;

@@ -16,6 +16,8 @@ export interface BearerSource {
   token(signal?: AbortSignal): Promise<string>;
   /** After a 401 with `rejected`: a new token worth one more attempt, or undefined. */
   renew(rejected: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** The token source this one wraps (a customer session's gate before client credentials): its 401 renewals back off together. */
+  readonly source?: BearerSource;
 }
 
 /** Waits for a unit of the API rate budget before an attempt is sent. */
@@ -94,8 +96,9 @@ const backoffs = new WeakMap<BearerSource, RenewalBackoff>();
 
 /** The renewal backoff of `bearer`. */
 export function renewalBackoff(bearer: BearerSource, now: () => number): RenewalBackoff {
-  let backoff = backoffs.get(bearer);
-  if (backoff === undefined) backoffs.set(bearer, (backoff = new RenewalBackoff(now)));
+  const source = bearer.source ?? bearer;
+  let backoff = backoffs.get(source);
+  if (backoff === undefined) backoffs.set(source, (backoff = new RenewalBackoff(now)));
   return backoff;
 }
 

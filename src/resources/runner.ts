@@ -98,22 +98,34 @@ export class OperationRunner {
         urlTemplate: template,
       },
       options,
-      () => {
-        if (bearer === undefined) {
-          throw new ValidationError(`${op.name} needs a customer's token`, [
-            { path: '', message: `${op.name} acts on a customer's resources: call it on a customer session, ob.forCustomer(tokens).${op.name}(…)`, code: 'customer_token_required' },
-          ]);
-        }
-        if (bearer !== undefined && bearer === this.#ctx.customerBearer) {
-          const refused = scopeNotGranted(op.name, this.#ctx.scopes(op), this.#ctx.granted?.());
-          if (refused) throw refused;
-        }
-        if (issues.length > 0) throw new ValidationError('Invalid path parameters', issues);
-        if (op.input === 'none' && input !== undefined && (typeof input !== 'object' || input === null || Object.keys(input).length > 0)) {
-          throw new ValidationError('Invalid parameters', [{ path: '', message: `${op.name} takes no parameters: pass undefined or {} before the request options`, code: 'unrecognized_keys' }]);
-        }
-      },
+      () => this.#precheck(op, bearer, issues, input),
     );
+  }
+
+  /**
+   * What a call of `op` with `params` would be refused for before sending (a customer operation on
+   * the client, a scope the customer did not grant, a bad path parameter), thrown as the call
+   * would reject: for waits that poll `op` and must refuse at once, not at their first poll.
+   */
+  check(op: OperationDeclaration, params: readonly unknown[]): void {
+    this.#precheck(op, this.#bearer(op), checkParams(op, params), undefined);
+  }
+
+  /** The refusals before sending, in order: no customer token, a scope not granted, bad parameters. */
+  #precheck(op: OperationDeclaration, bearer: BearerSource | undefined, issues: ValidationIssue[], input: unknown): void {
+    if (bearer === undefined) {
+      throw new ValidationError(`${op.name} needs a customer's token`, [
+        { path: '', message: `${op.name} acts on a customer's resources: call it on a customer session, ob.forCustomer(tokens).${op.name}(…)`, code: 'customer_token_required' },
+      ]);
+    }
+    if (bearer === this.#ctx.customerBearer) {
+      const refused = scopeNotGranted(op.name, this.#ctx.scopes(op), this.#ctx.granted?.());
+      if (refused) throw refused;
+    }
+    if (issues.length > 0) throw new ValidationError('Invalid path parameters', issues);
+    if (op.input === 'none' && input !== undefined && (typeof input !== 'object' || input === null || Object.keys(input).length > 0)) {
+      throw new ValidationError('Invalid parameters', [{ path: '', message: `${op.name} takes no parameters: pass undefined or {} before the request options`, code: 'unrecognized_keys' }]);
+    }
   }
 
   /** The token source for `op` here, built once per operation; undefined when it needs a customer and this is the client. */

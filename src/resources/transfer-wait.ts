@@ -1,7 +1,7 @@
 import type { RequestOptions } from '../core/call-options.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { TransferPendingError } from '../errors/index.js';
-import { AbortError, type OpenBankingError, ValidationError } from '../errors/index.js';
+import { AbortError, type OpenBankingError, ValidationError, type ValidationIssue } from '../errors/index.js';
 import { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './transfer-status.js';
 
 // The wait for a transfer to settle, loaded with the first `transfers.waitForCompletion`.
@@ -31,17 +31,12 @@ function isPending(status: unknown): boolean {
 export async function waitForTransfer<T extends Status>(
   read: (options: RequestOptions) => Promise<T>,
   clock: { now(): number; sleep: Sleep },
-  batchReference: unknown,
+  batchReference: string | number,
   options: WaitForCompletionOptions | undefined,
 ): Promise<T> {
+  checkOptions(options);
   const timeout = options?.timeout ?? DEFAULT_TIMEOUT_MS;
   const signal = options?.signal;
-  if (typeof batchReference !== 'string' && typeof batchReference !== 'number') {
-    throw new ValidationError('Invalid path parameters', [{ path: 'batch_reference', message: 'is required (the batch_reference transfers.create returned)', code: 'missing' }]);
-  }
-  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0) {
-    throw new ValidationError('Invalid options', [{ path: 'timeout', message: 'must be a positive number of milliseconds', code: 'invalid_type' }]);
-  }
   const reference = String(batchReference);
   const aborted = () => new AbortError(`The wait for the transfer ${reference} was aborted`);
   const deadline = clock.now() + timeout;
@@ -59,6 +54,23 @@ export async function waitForTransfer<T extends Status>(
     last = await pollBefore(read, deadline - clock.now(), signal, () => new TransferPendingError(reference, last, timeout));
     if (!isPending(last.status)) return last;
   }
+}
+
+/** The wait's options: `{ timeout?, signal? }` and nothing else, each of its type. */
+function checkOptions(options: unknown): void {
+  if (options === undefined) return;
+  const issues: ValidationIssue[] = [];
+  if (typeof options !== 'object' || options === null) {
+    issues.push({ path: '', message: 'must be an object { timeout?, signal? }', code: 'invalid_type' });
+  } else {
+    const { timeout, signal, ...rest } = options as Record<string, unknown>;
+    if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
+      issues.push({ path: 'timeout', message: 'must be a positive number of milliseconds', code: 'invalid_type' });
+    }
+    if (signal !== undefined && !(signal instanceof AbortSignal)) issues.push({ path: 'signal', message: 'must be an AbortSignal', code: 'invalid_type' });
+    for (const key of Object.keys(rest)) issues.push({ path: key, message: 'is not an option of waitForCompletion (timeout, signal)', code: 'unrecognized_keys' });
+  }
+  if (issues.length > 0) throw new ValidationError('Invalid options', issues);
 }
 
 /** One read, abandoned (its request aborted) when `ms` pass first: then `late()` is thrown. */

@@ -68,6 +68,34 @@ describe('a consent that ends (sandbox over HTTP)', () => {
     expect(onConsentEnded).toHaveBeenCalledTimes(2);
   });
 
+  it('every later call of an ended session rejects with ConsentEndedError unsent, the ones it sends with client credentials included', async () => {
+    const { ob } = clientFor(server, APP);
+    const tokens = { ...consent(), expires_at: Math.floor(Date.now() / 1000) - 5 };
+    server.revokeConsent(tokens.refresh_token!);
+    const onConsentEnded = vi.fn();
+    const session = ob.forCustomer(tokens, { onConsentEnded });
+    await expect(session.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
+
+    const sent = server.requests.count();
+    const later = await Promise.allSettled([
+      session.bills.categories.list(), // a client-credentials operation on the session
+      session.accounts.create({}), // client credentials too
+      session.request({ method: 'GET', path: '/bills/categories', scope: 'bills.categories.list', customer: false }),
+    ]);
+    for (const result of later) {
+      expect(result.status).toBe('rejected');
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(ConsentEndedError);
+      expect((result as PromiseRejectedResult).reason).toMatchObject({ error: 'invalid_grant', scopes: SCOPES });
+    }
+    expect(server.requests.count()).toBe(sent);
+    expect(onConsentEnded).toHaveBeenCalledTimes(1);
+
+    // Started again by new tokens, they go out as before.
+    session.setTokens(consent());
+    await expect(session.bills.categories.list()).resolves.toBeDefined();
+    expect(server.requests.count({ path: '/openapi/v1/bills/categories' })).toBe(1);
+  });
+
   it('an expired refresh token ends the consent when the access token is due: one refresh request, then nothing', async () => {
     const { ob } = clientFor(server, APP);
     const tokens = { ...consent(), expires_at: Math.floor(Date.now() / 1000) - 5 };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError, type TokenSet } from '../../src/index.js';
 import { startSandboxServer, type SandboxServer } from '../../src/testing.js';
 import { clientFor } from '../sandbox/support.js';
+import { AUTH, BASE, http, HttpResponse, testClient, useMsw } from '../support/msw.js';
 
 // A typed operation whose scopes the customer's consent does not grant is refused before sending.
 
@@ -61,5 +62,39 @@ describe('scopes granted, checked before sending', () => {
     const before = server.requests.count({ path: '/openapi/v1/bills/categories' });
     await expect(session.bills.categories.list()).resolves.toBeDefined();
     expect(server.requests.count({ path: '/openapi/v1/bills/categories' })).toBe(before + 1);
+  });
+});
+
+describe('scopes granted, after a refresh that names none (msw)', () => {
+  const msw = useMsw();
+
+  it('a refresh answer without scope grants what was granted before (RFC 6749 §5.1): consent.scopes, the check and onTokens keep it', async () => {
+    const grants: URLSearchParams[] = [];
+    const sent: string[] = [];
+    msw.use(
+      http.post(`${AUTH}/oauth/token`, async ({ request }) => {
+        grants.push(new URLSearchParams(await request.text()));
+        return HttpResponse.json({ access_token: 'access-2', token_type: 'Bearer', expires_in: 3600, refresh_token: 'refresh-2' });
+      }),
+      http.get(`${BASE}/accounts`, ({ request }) => {
+        sent.push(request.headers.get('authorization')!);
+        return HttpResponse.json({ status: '00', message: 'ok', data: { accounts: [] } });
+      }),
+    );
+    const { ob } = testClient();
+    const saved: TokenSet[] = [];
+    const session = ob.forCustomer(
+      { access_token: 'access-1', token_type: 'Bearer', expires_in: 3600, expires_at: Math.floor(Date.now() / 1000) - 5, refresh_token: 'refresh-1', scope: 'accounts.list.readonly' },
+      { onTokens: (t) => void saved.push(t) },
+    );
+    await session.accounts.list();
+    expect(grants).toHaveLength(1);
+    expect(sent).toEqual(['Bearer access-2']);
+    expect(session.consent).toEqual({ state: 'active', scopes: ['accounts.list.readonly'], accessExpiresAt: session.tokens.expires_at });
+    expect(saved.map((t) => t.scope)).toEqual(['accounts.list.readonly']);
+    // Still checked: transfers.create was not granted, and is refused unsent.
+    const error = await session.transfers.create(transfer).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues[0]).toMatchObject({ code: 'scope_not_granted' });
   });
 });

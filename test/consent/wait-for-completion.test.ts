@@ -136,6 +136,30 @@ describe('transfers.waitForCompletion (sandbox over HTTP, on its clock)', () => 
     await expect(s.transfers.waitForCompletion('BATCH000000000', { timeout: -1 })).rejects.toBeInstanceOf(ValidationError);
     expect(server.requests.count()).toBe(before);
   });
+
+  it('every bad argument is a typed error at once: no wait, no read', async () => {
+    let sleeps = 0;
+    const s = session({ sleep: (ms, signal) => (sleeps++, clock.sleep(ms, signal)) });
+    const { ob } = clientFor(server, APP, { now: clock.now, sleep: () => (sleeps++, Promise.resolve()) });
+    const narrow = ob.forCustomer({ ...server.issueTokens({ clientId: APP.clientId, scope: ['transfers.transactions.create'], kind: 'customer' }), expires_at: Math.floor(clock.now() / 1000) + 3600 });
+    const before = server.requests.count();
+    const refusals = await Promise.all(
+      [
+        s.transfers.waitForCompletion('BATCH000000000', 5 as never),
+        s.transfers.waitForCompletion('BATCH000000000', { signal: 'stop' as never }),
+        s.transfers.waitForCompletion('BATCH000000000', { timeout: '60000' as never }),
+        s.transfers.waitForCompletion('BATCH000000000', { timeot: 60_000 } as never),
+        s.transfers.waitForCompletion('..'),
+        s.transfers.waitForCompletion({} as never),
+        ob.transfers.waitForCompletion('BATCH000000000'), // a customer operation, on the client
+        narrow.transfers.waitForCompletion('BATCH000000000'), // transfers.transactions.query not granted
+      ].map((p) => p.catch((e: unknown) => e)),
+    );
+    for (const error of refusals) expect(error).toBeInstanceOf(ValidationError);
+    expect(refusals.slice(6).map((e) => (e as ValidationError).issues[0]!.code)).toEqual(['customer_token_required', 'scope_not_granted']);
+    expect(sleeps).toBe(0);
+    expect(server.requests.count()).toBe(before);
+  });
 });
 
 describe('transfers.waitForCompletion: pending statuses (msw)', () => {

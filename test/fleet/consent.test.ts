@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConsentEndedError, OpenBanking, type TokenSet } from '../../src/index.js';
 import { redisFleet } from '../../src/redis.js';
-import { createSandbox, type Sandbox } from '../../src/testing.js';
+import { createManualClock, createSandbox, type Sandbox } from '../../src/testing.js';
 import { startRedis, useRedis } from './support.js';
 
 // An ended consent shared through a real redis-server: two "processes" (clients, each with its own
@@ -42,6 +42,9 @@ describe('an ended consent across a fleet (real redis-server)', () => {
     expect(endedA).toHaveBeenCalledTimes(1);
 
     const before = sandbox.requests.count();
+    // B's first call after the ending is one it sends with client credentials: ended all the same, unsent.
+    await expect(b.bills.categories.list()).rejects.toBeInstanceOf(ConsentEndedError);
+    expect(endedB).toHaveBeenCalledTimes(1);
     const error = await b.customers.retrieve().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConsentEndedError);
     expect((error as ConsentEndedError).scopes).toEqual(SCOPES);
@@ -91,5 +94,39 @@ describe('an ended consent across a fleet (real redis-server)', () => {
     sandbox.revokeConsent(tokens.access_token);
     await expect(a.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
     await expect(b.accounts.list()).resolves.toBeDefined();
+  });
+
+  it('a new consent given with setTokens after the ending is refreshed with its own refresh token, never swapped for the ended consent stored in the fleet', async () => {
+    const clock = createManualClock();
+    const sandbox = createSandbox({ clients: [{ clientId: 'app', clientSecret: SECRET }], now: clock.now });
+    const at = () => Math.floor(clock.now() / 1000);
+    const processAt = async () =>
+      new OpenBanking({ clientId: 'app', clientSecret: SECRET, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, fleet: redisFleet(await connect(), { prefix: 'consent-4' }), logLevel: 'off', now: clock.now });
+    const first = { ...sandbox.issueTokens({ clientId: 'app', scope: SCOPES, kind: 'customer' }), expires_at: at() + 3600 };
+    const endedB = vi.fn();
+    const a = (await processAt()).forCustomer(first, { id: 'customer-9' });
+    const b = (await processAt()).forCustomer(first, { id: 'customer-9', onConsentEnded: endedB });
+    clock.advance(3_590_000);
+    await a.accounts.list(); // due: A refreshes, and the fleet keeps the rotated set
+    clock.advance(60_000);
+    sandbox.revokeConsent(a.tokens.access_token);
+    await expect(a.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
+    await expect(b.accounts.list()).rejects.toBeInstanceOf(ConsentEndedError);
+    expect(endedB).toHaveBeenCalledTimes(1);
+
+    // Ten minutes later the customer consents again, and B is given the new tokens.
+    clock.advance(600_000);
+    const renewed = { ...sandbox.issueTokens({ clientId: 'app', scope: SCOPES, kind: 'customer' }), expires_at: at() + 3600 };
+    b.setTokens(renewed);
+    const grants = sandbox.requests.list({ path: '/oauth/token' }).length;
+    // The bank refuses the new access token once: one refresh (of the new consent) and one retry.
+    sandbox.faults.inject({ path: '/openapi/v1/accounts', times: 1, fault: { type: 'status', status: 401 } });
+    await expect(b.accounts.list()).resolves.toBeDefined();
+    const refreshes = sandbox.requests.list({ path: '/oauth/token' }).slice(grants);
+    expect(refreshes.map((r) => r.status)).toEqual([200]);
+    expect(b.tokens.access_token).not.toBe(renewed.access_token);
+    await expect(b.customers.retrieve()).resolves.toBeDefined();
+    expect(b.consent.state).toBe('active');
+    expect(endedB).toHaveBeenCalledTimes(1);
   });
 });
