@@ -6,9 +6,9 @@ import { issuesOf } from '../core/decode.js';
 import type { Sleep } from '../core/retry-timing.js';
 import type { Scope } from '../core/scopes.js';
 import type { BearerSource, Transport } from '../core/transport.js';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Lazy } from '../core/lazy.js';
-import type { OperationDeclaration, SchemaModule } from '../core/operation.js';
+import type { OperationDeclaration, OperationSchemas, SchemaModule } from '../core/operation.js';
 import { scopeNotGranted } from './granted-scopes.js';
 
 /** What the operations of one client or customer session run with. */
@@ -74,10 +74,7 @@ export class OperationRunner {
     const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
     const template = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
     let path = template;
-    // The path parameters, by name, through the operation's published `params` schema.
-    const named = Object.fromEntries(op.params.map((name, i) => [name, params[i]]));
-    const checked = schemas.params?.safeParse(named);
-    const issues = checked && !checked.success ? await issuesOf(checked.error, named) : [];
+    const issues = await paramIssues(op, schemas, params);
     if (issues.length === 0) {
       let i = 0;
       path = path.replace(/\{\w+\}/g, () => encodeURIComponent(String(params[i++])));
@@ -104,11 +101,12 @@ export class OperationRunner {
 
   /**
    * What a call of `op` with `params` would be refused for before sending (a customer operation on
-   * the client, a scope the customer did not grant, a bad path parameter), thrown as the call
+   * the client, a scope the customer did not grant, a bad path parameter), rejected as the call
    * would reject: for waits that poll `op` and must refuse at once, not at their first poll.
    */
-  check(op: OperationDeclaration, params: readonly unknown[]): void {
-    this.#precheck(op, this.#bearer(op), checkParams(op, params), undefined);
+  async check(op: OperationDeclaration, module: Lazy<SchemaModule>, params: readonly unknown[]): Promise<void> {
+    const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
+    this.#precheck(op, this.#bearer(op), await paramIssues(op, schemas, params), undefined);
   }
 
   /** The refusals before sending, in order: no customer token, a scope not granted, bad parameters. */
@@ -141,6 +139,13 @@ export class OperationRunner {
     }
     return bearer;
   }
+}
+
+/** The path parameters, by name, through the operation's published `params` schema. */
+async function paramIssues(op: OperationDeclaration, schemas: OperationSchemas, params: readonly unknown[]): Promise<ValidationIssue[]> {
+  const named = Object.fromEntries(op.params.map((name, i) => [name, params[i]]));
+  const checked = schemas.params?.safeParse(named);
+  return checked && !checked.success ? issuesOf(checked.error, named) : [];
 }
 
 const NO_BEARER: BearerSource = {

@@ -89,7 +89,7 @@ export class Transfers extends Resource {
    */
   async waitForCompletion(batchReference: PathParam, options?: WaitForCompletionOptions): Promise<TransferStatus> {
     // What every poll would be refused for refuses the wait at once, before its first gap.
-    this.run.check(operations.retrieve, [batchReference]);
+    await this.run.check(operations.retrieve, schemas, [batchReference]);
     // The wait loads with its first use: most sessions never wait for a transfer.
     const { waitForTransfer } = await import('./transfer-wait.js');
     return waitForTransfer((poll) => this.retrieve(batchReference, poll), this.run.clock, batchReference, options);
