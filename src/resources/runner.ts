@@ -102,7 +102,7 @@ export class OperationRunner {
   /**
    * What a call of `op` with `params` would be refused for before sending (a customer operation on
    * the client, a scope the customer did not grant, a bad path parameter), rejected as the call
-   * would reject: for waits that poll `op` and must refuse at once, not at their first poll.
+   * would: for waits that poll `op` and must refuse at once, not at their first poll.
    */
   async check(op: OperationDeclaration, module: Lazy<SchemaModule>, params: readonly unknown[]): Promise<void> {
     const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
