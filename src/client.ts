@@ -3,7 +3,7 @@ import { ClientCredentialsTokens, type GrantGuard } from './auth/client-credenti
 import type { SharedCustomerRefresh } from './fleet/handle.js';
 import { type CustomerSessionOptions, CustomerTokens } from './auth/customer-tokens.js';
 import type { GrantContext } from './auth/grant-context.js';
-import type { TokenSetInput } from './auth/token-store.js';
+import type { TokenSet, TokenSetInput } from './auth/token-store.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './core/api-promise.js';
 import type { BearerSource } from './core/http.js';
@@ -30,6 +30,8 @@ interface ClientState {
   clientTokens: ClientCredentialsTokens;
   /** Client-credentials token sources by scope set, built once. */
   bearers: Map<string, BearerSource>;
+  /** Refresh grants in flight by refresh token: the client's sessions over one token set redeem it once. */
+  refreshes: Map<string, Promise<TokenSet>>;
 }
 
 /**
@@ -67,6 +69,7 @@ export class OpenBanking extends Namespaces {
       transport,
       clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, fleetGuard(config)),
       bearers: new Map(),
+      refreshes: new Map(),
     };
     super(runnerFor(state, undefined));
     this.#state = state;
@@ -207,7 +210,8 @@ export class OpenBanking extends Namespaces {
     const shared: SharedCustomerRefresh | undefined =
       fleet && id !== undefined ? (current, grant) => fleet.parts().then((parts) => parts.customerRefresh(id, fleetLockTtl)(current, grant)) : undefined;
     const endedElsewhere = fleet && id !== undefined ? () => fleet.parts().then((parts) => parts.customerConsentEnding(id)) : undefined;
-    const customerTokens = new CustomerTokens({ refresh: (refreshToken) => this.auth.refresh(refreshToken), now: () => now(), shared, endedElsewhere }, tokens, options);
+    const refresh = (refreshToken: string) => sharedRefresh(state, refreshToken, () => this.auth.refresh(refreshToken));
+    const customerTokens = new CustomerTokens({ refresh, now: () => now(), shared, endedElsewhere }, tokens, options);
     return new CustomerSession({
       runner: runnerFor(state, customerTokens.bearer, () => customerTokens.consent.scopes, (bearer) => customerTokens.gate(bearer)),
       tokens: customerTokens,
@@ -246,6 +250,21 @@ function runnerFor(
     clientBearer: (scopes) => gate(clientBearer(state, scopes)),
     customerBearer: customer,
   });
+}
+
+/**
+ * One refresh grant for every session of the client that asks with the same refresh token while
+ * it is in flight (single flight within the process): a rotating refresh token works once, so a
+ * second grant would end the customer's consent. Each caller gets its own copy of the new set.
+ */
+function sharedRefresh(state: ClientState, refreshToken: string, grant: () => Promise<TokenSet>): Promise<TokenSet> {
+  const flights = state.refreshes;
+  let flight = flights.get(refreshToken);
+  if (flight === undefined) {
+    flight = grant().finally(() => flights.delete(refreshToken));
+    flights.set(refreshToken, flight);
+  }
+  return flight.then((tokens) => ({ ...tokens }));
 }
 
 /** A token source backed by cached client-credentials tokens for `scopes`, one per scope set. */

@@ -99,6 +99,34 @@ describe('ob.forCustomer', () => {
     expect(refreshes).toHaveLength(1);
   });
 
+  it('sessions of one client over the same token set share one refresh: the rotating refresh token is redeemed once', async () => {
+    // A backend that builds a session per incoming request, from the tokens it stored, has
+    // several sessions for one customer at once; two grants would spend the refresh token twice.
+    const refreshes: Recorded[] = [];
+    const calls: string[] = [];
+    server.use(
+      refreshEndpoint(refreshes, async (form) => {
+        const spent = refreshes.length > 1 || form.get('refresh_token') !== 'refresh-0';
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (spent) return HttpResponse.json({ error: 'invalid_grant', error_description: 'Refresh token reused' }, { status: 400 });
+        return HttpResponse.json({ access_token: 'access-1', token_type: 'Bearer', expires_in: 3600, refresh_token: 'refresh-1', scope: 'accounts' });
+      }),
+      accountsEndpoint(calls, (t) => t === 'access-1'),
+    );
+    const { ob } = testClient();
+    const persisted: string[] = [];
+    const sessions = [0, 1, 2].map((i) => ob.forCustomer(expired(0), { onTokens: (t) => void persisted.push(`${i}:${t.refresh_token}`) }));
+    await Promise.all(sessions.map((session) => session.request({ method: 'GET', path: '/accounts' })));
+    expect(refreshes).toHaveLength(1);
+    expect(calls).toEqual(['access-1', 'access-1', 'access-1']);
+    for (const session of sessions) {
+      expect(session.tokens).toMatchObject({ access_token: 'access-1', refresh_token: 'refresh-1' });
+      expect(session.consent.state).toBe('active');
+    }
+    // Every session reports the rotation it now holds.
+    expect(persisted.sort()).toEqual(['0:refresh-1', '1:refresh-1', '2:refresh-1']);
+  });
+
   it('a second 401 after the refresh is reported as AuthenticationError', async () => {
     const refreshes: Recorded[] = [];
     server.use(refreshEndpoint(refreshes), accountsEndpoint([], () => false));
