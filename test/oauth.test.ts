@@ -410,6 +410,14 @@ describe('OpenBanking.fetchRegistration', () => {
     expect(`${error.message} ${JSON.stringify(error)}`).not.toContain('sentinel-password');
   });
 
+  it('masks secret parameters a 401 message quotes, as in every other server message', async () => {
+    server.use(http.get(`${AUTH}/dcr`, () => HttpResponse.json({ message: 'login failed for password=hunter2-sentinel' }, { status: 401 })));
+    const error = (await OpenBanking.fetchRegistration({ authUrl: AUTH, username: 'ada', password: 'pw' }).catch((e: unknown) => e)) as OAuthError;
+    expect(error).toMatchObject({ name: 'OAuthError', error: 'invalid_client', status: 401 });
+    expect(error.errorDescription).toMatch(/^login failed for password=/);
+    expect(`${error.message} ${error.errorDescription} ${JSON.stringify(error)}`).not.toContain('hunter2-sentinel');
+  });
+
   it('rejects bad input with ValidationError and insecure hosts too', async () => {
     await expect(OpenBanking.fetchRegistration({ authUrl: 'http://identity.example.com', username: 'a', password: 'b' })).rejects.toBeInstanceOf(ValidationError);
     await expect(OpenBanking.fetchRegistration({ authUrl: AUTH, username: '', password: 'b' })).rejects.toBeInstanceOf(ValidationError);

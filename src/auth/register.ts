@@ -76,7 +76,9 @@ async function call(what: string, conn: ReturnType<typeof resolveConnection>, me
       throw new OAuthError(record.error, typeof record.error_description === 'string' ? redactText(record.error_description) : undefined, { status: response.status });
     }
     if (response.status === 401) {
-      throw new OAuthError('invalid_client', presentString(record?.message) ?? 'the identity host refused the username or password', { status: 401 });
+      // The server's text, masked like any server message before it reaches an error.
+      const message = presentString(record?.message);
+      throw new OAuthError('invalid_client', message === undefined ? 'the identity host refused the username or password' : redactText(message), { status: 401 });
     }
     throw ApiError.from({ status: response.status, body: parsed, rawBody: raw, headers: response.headers });
   }
