@@ -19,17 +19,18 @@ try {
   line(`1. Sandbox listening on ${sandbox.url}`);
   line(`   identity host ${sandbox.authUrl}   API ${sandbox.baseUrl}`);
 
+  const appName = 'Demo Fintech';
   const registration = await OpenBanking.register({
     authUrl: sandbox.authUrl,
     username: 'demo-fintech',
     password: 'demo-password-not-secret',
-    app_name: 'Demo Fintech',
+    app_name: appName,
     app_description: 'Shows openbanking-ng end to end',
     app_developer_name: 'Ada Obi',
     app_developer_contact_email: 'ada@demo-fintech.example',
     redirect_url: 'http://127.0.0.1:3000/callback',
   });
-  line(`2. Registered "${registration.client_name}" with OpenBanking.register: ${registration.status}`);
+  line(`2. Registered "${appName}" with OpenBanking.register: ${registration.status}`);
   line(`   client_id     ${registration.client_id}`);
   line(`   client_secret ${masked(registration.client_secret)}`);
   line(`   connection_id ${registration.connection_id}`);

@@ -359,11 +359,11 @@ describe('OpenBanking.fetchRegistration', () => {
     );
     const creds = await OpenBanking.fetchRegistration({ authUrl: AUTH, username: 'ada', password: 'pässword:1' });
     expect(seen[0]!.headers.authorization).toBe(`Basic ${Buffer.from('ada:pässword:1', 'utf8').toString('base64')}`);
+    // Exactly the flat shape of the contract: the service's client_name is not part of it.
     expect(creds).toEqual({
       status: 'APPROVED',
       client_id: 'cid-1',
       client_secret: 'csecret-1',
-      client_name: 'My App',
       redirect_urls: [REDIRECT],
       participant_id: 'PART1',
       connection_id: 'CONN1',
@@ -382,7 +382,7 @@ describe('OpenBanking.fetchRegistration', () => {
       ),
     );
     const creds = await OpenBanking.fetchRegistration({ authUrl: AUTH, username: 'ada', password: 'pw' });
-    expect(creds).toEqual({ status: 'PENDING_APPROVAL', client_id: null, client_secret: null, client_name: 'My App', redirect_urls: [REDIRECT], participant_id: null, connection_id: null });
+    expect(creds).toEqual({ status: 'PENDING_APPROVAL', client_id: null, client_secret: null, redirect_urls: [REDIRECT], participant_id: null, connection_id: null });
   });
 
   it('uses a custom fetch', async () => {

@@ -64,8 +64,6 @@ export interface Registration {
   client_secret: string | null;
   /** The registered redirect URIs. */
   redirect_urls: string[];
-  /** The application's name as registered. */
-  client_name?: string;
   /** The value for the `X-Participant-ID` header; null while pending. */
   participant_id?: string | null;
   /** The value for the `connection-id` header; null while pending. */
@@ -83,7 +81,8 @@ export const presentString = (value: unknown): string | undefined => (typeof val
  * Flattens a registration answer — `{ status, client_credentials: { client_id, client_secret,
  * client_name, redirect_url, participant_id, connection_id, base_url | auth_base_url,
  * api_base_url } }`, or the same members without the wrapper (the `GET /dcr` answer is not
- * published) — into {@link Registration}. `redirect_url` becomes `redirect_urls`; `base_url` is
+ * published) — into {@link Registration}, exactly its members (`client_name` is the `app_name`
+ * the caller sent, and is left out). `redirect_url` becomes `redirect_urls`; `base_url` is
  * read as the API gateway when `api_base_url` is absent; null credentials of a pending
  * registration stay null, other absent members are left out. Throws `ResponseValidationError`
  * (its raw body redacted) when the answer has no `status`, or is approved without credentials.
@@ -114,7 +113,6 @@ export function normaliseRegistration(body: unknown, rawBody = '', httpStatus = 
     const value = presentString(inner[from]);
     if (value !== undefined && out[to] === undefined) (out as unknown as Record<string, unknown>)[to] = value;
   };
-  copy('client_name');
   copy('participant_id');
   copy('connection_id');
   // A pending registration's ids are null on the wire: keep them null rather than absent.

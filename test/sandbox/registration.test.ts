@@ -31,7 +31,6 @@ describe('OpenBanking.register against the sandbox', () => {
       status: 'APPROVED',
       client_id: expect.stringMatching(/^sbx_client_/),
       client_secret: expect.stringMatching(/^sbx_secret_/),
-      client_name: 'Ada Pay',
       redirect_urls: ['https://ada-pay.example/callback'],
       participant_id: expect.stringMatching(/^PART\d{10}$/),
       connection_id: expect.stringMatching(/^CONN\d{10}$/),
