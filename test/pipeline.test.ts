@@ -90,6 +90,51 @@ describe('cards.create on the wire', () => {
     expect(result.idempotencyKey).toBe('k-1');
     expect((result.data as Record<string, unknown>).brand_new_field).toBe(7);
   });
+
+  it("withResponse's response is the fetch Response of the final attempt, with its url, status and headers", async () => {
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => new HttpResponse(null, { status: 503 }), () => HttpResponse.json(createdCard(), { status: 201, headers: { 'x-request-id': 'req-2' } })], []),
+    );
+    const answers: Response[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const answer = await globalThis.fetch(input, init);
+      if (new URL(input instanceof Request ? input.url : String(input)).pathname.endsWith('/cards')) answers.push(answer);
+      return answer;
+    };
+    const { ob } = testClient({ fetch });
+    const { response } = await ob.cards.create(validCard()).withResponse();
+    expect(answers).toHaveLength(2);
+    expect(response).toBe(answers[1]);
+    expect(response.url).toBe(`${BASE}/cards`);
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-request-id')).toBe('req-2');
+  });
+
+  it('every attempt carries the same headers, the per-call ones included, and the same body', async () => {
+    const seen: Recorded[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => new HttpResponse(null, { status: 500 }), () => HttpResponse.error(), () => HttpResponse.json(createdCard(), { status: 201 })], seen),
+    );
+    const { ob } = testClient({ connectionId: 'bank-123', participantId: 'part-9' });
+    const { idempotencyKey } = await ob.cards.create(validCard(), { connectionId: 'bank-7', headers: { 'X-Trace': 'trace-1' } }).withResponse();
+    expect(seen).toHaveLength(3);
+    expect(seen[0]!.headers).toEqual({
+      accept: 'application/json',
+      authorization: 'Bearer token-1',
+      'connection-id': 'bank-7',
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+      signature: sha(`${SECRET};${idempotencyKey}`, 'hex'),
+      'x-participant-id': 'part-9',
+      'x-trace': 'trace-1',
+    });
+    for (const attempt of seen) {
+      expect(attempt.headers).toEqual(seen[0]!.headers);
+      expect(attempt.body).toBe(seen[0]!.body);
+    }
+  });
 });
 
 describe('retries', () => {
@@ -149,6 +194,34 @@ describe('retries', () => {
     expect((error as RateLimitError).retryAfter).toBe(120_000);
     expect(seen).toHaveLength(1);
     expect(sleeps).toEqual([]);
+  });
+
+  it('ignores a Retry-After that is neither delay-seconds nor an HTTP date: the backoff applies', async () => {
+    for (const value of ['-3', '+5', '.5', '3.', 'soon']) {
+      const seen: Recorded[] = [];
+      server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': value } }), () => HttpResponse.json(createdCard(), { status: 201 })], seen));
+      const { ob, sleeps } = testClient({ now: () => Date.UTC(2031, 0, 1) });
+      await ob.cards.create(validCard());
+      expect(seen, value).toHaveLength(2);
+      expect(sleeps, value).toHaveLength(1);
+      expect(sleeps[0], value).toBeGreaterThanOrEqual(375);
+      expect(sleeps[0], value).toBeLessThanOrEqual(500);
+
+      server.use(cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': value } })], []));
+      const error = await ob.cards.create(validCard(), { maxRetries: 0 }).catch((e: unknown) => e);
+      expect(error, value).toBeInstanceOf(RateLimitError);
+      expect((error as RateLimitError).retryAfter, value).toBeUndefined();
+    }
+  });
+
+  it('reads the three HTTP-date forms of Retry-After', async () => {
+    const clock = Date.parse('1994-11-06T08:49:30Z');
+    for (const value of ['Sun, 06 Nov 1994 08:49:37 GMT', 'Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994']) {
+      server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': value } }), () => HttpResponse.json(createdCard(), { status: 201 })], []));
+      const { ob, sleeps } = testClient({ now: () => clock });
+      await ob.cards.create(validCard());
+      expect(sleeps, value).toEqual([7_000]);
+    }
   });
 
   it('retries a 503 with backoff, then succeeds', async () => {
