@@ -499,3 +499,79 @@ describe('errors from status and body', () => {
     expect(error.rawBody).not.toContain('"123"');
   });
 });
+
+describe('ob.request (OPERATIONS.md §2)', () => {
+  function gateway(seen: Recorded[], answer: () => Response | Promise<Response>) {
+    return http.all(`${BASE}/*`, async ({ request }) => {
+      seen.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
+      return answer();
+    });
+  }
+
+  it('sends method, path, query and body through the same pipeline, with the scope asked for, and resolves to data', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    let n = 0;
+    server.use(tokenHandler(state), gateway(seen, () => (++n === 1 ? new HttpResponse(null, { status: 502 }) : HttpResponse.json({ status: '00', message: 'ok', data: { card_status: 'BLOCKED' } }))));
+    const { ob, sleeps } = testClient({ connectionId: 'bank-1' });
+    const result = await ob
+      .request<{ card_status: string }>({ method: 'PATCH', path: '/cards/card_1', query: { reason: 'lost card', at: ['a', 'b'], skip: undefined }, body: { card_status: 'BLOCKED' }, scope: 'cards.update' }, { idempotencyKey: 'req-1' })
+      .withResponse();
+    expect(result.data).toEqual({ card_status: 'BLOCKED' });
+    expect(result.envelope).toEqual({ status: '00', message: 'ok', data: { card_status: 'BLOCKED' } });
+    expect(result.idempotencyKey).toBe('req-1');
+    expect(new URLSearchParams(state.tokenRequests[0]!.body).get('scope')).toBe('cards.update');
+    expect(seen).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+    for (const r of seen) {
+      expect(r.method).toBe('PATCH');
+      expect(r.url).toBe(`${BASE}/cards/card_1?reason=lost+card&at=a&at=b`);
+      expect(r.headers['idempotency-key']).toBe('req-1');
+      expect(r.headers.signature).toBe(sha(`${SECRET};req-1`, 'hex'));
+      expect(r.headers['connection-id']).toBe('bank-1');
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(r.body)).toEqual({ card_status: 'BLOCKED' });
+    }
+  });
+
+  it('resolves to the whole body when it has no envelope; a 2xx that is not JSON is a ResponseValidationError', async () => {
+    const seen: Recorded[] = [];
+    let n = 0;
+    server.use(tokenHandler({ tokenRequests: [] }), gateway(seen, () => (++n === 1 ? HttpResponse.json([{ id: 1 }]) : new HttpResponse('<html>ok</html>', { status: 200 }))));
+    const { ob } = testClient();
+    await expect(ob.request({ method: 'GET', path: '/meta' })).resolves.toEqual([{ id: 1 }]);
+    const error = await ob.request({ method: 'GET', path: '/meta' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).rawBody).toBe('<html>ok</html>');
+  });
+
+  it("a customer session's request uses the customer's token; customer: false a client token with the scope", async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), gateway(seen, () => HttpResponse.json({ status: '00', message: 'ok', data: { loans: [] } })));
+    const { ob } = testClient();
+    const customer = ob.forCustomer({ access_token: 'customer-token', token_type: 'Bearer', expires_in: 3600 });
+    await expect(customer.request({ method: 'GET', path: '/loans' })).resolves.toEqual({ loans: [] });
+    await customer.request({ method: 'GET', path: '/loans', customer: false, scope: ['loans.list'] });
+    expect(seen.map((r) => r.headers.authorization)).toEqual(['Bearer customer-token', 'Bearer token-1']);
+    expect(state.tokenRequests.map((r) => new URLSearchParams(r.body).get('scope'))).toEqual(['loans.list']);
+  });
+
+  it('bad parameters reject with ValidationError and send nothing: a GET with a body, customer: true on the client, an unknown scope', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), gateway(seen, () => HttpResponse.json({ status: '00', message: 'ok', data: {} })));
+    const { ob } = testClient();
+    const refused = [
+      ob.request({ method: 'GET', path: '/loans', body: { page: 1 } }),
+      ob.request({ method: 'GET', path: '/loans', customer: true }),
+      ob.request({ method: 'GET', path: '/loans', scope: 'loans.everything' as never }),
+      ob.request({ method: 'get' as never, path: '/loans' }),
+    ];
+    for (const call of refused) await expect(call).rejects.toBeInstanceOf(ValidationError);
+    const withBody = (await refused[0]!.catch((e: unknown) => e)) as ValidationError;
+    expect(withBody.issues.map((i) => i.path)).toEqual(['body']);
+    expect(seen).toHaveLength(0);
+    expect(state.tokenRequests).toHaveLength(0);
+  });
+});
