@@ -308,6 +308,78 @@ describe('retries', () => {
   });
 });
 
+describe('per-call options and the client options behind them', () => {
+  it('a per-call timeout replaces the client one for every attempt of that call only', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([async () => { await delay(300); return HttpResponse.json(createdCard(), { status: 201 }); }], seen));
+    const { ob } = testClient({ timeout: 10_000 });
+    const error = await ob.cards.create(validCard(), { timeout: 20, maxRetries: 1, idempotencyKey: 'slow-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as TimeoutError).idempotencyKey).toBe('slow-1');
+    expect(seen.map((s) => s.headers['idempotency-key'])).toEqual(['slow-1', 'slow-1']);
+    // The same client, without the per-call option, waits out the 300 ms answer.
+    await expect(ob.cards.create(validCard(), { maxRetries: 0 })).resolves.toMatchObject({ card_id: 'card_1' });
+  });
+
+  it('a per-call maxRetries above the client one gives that many retries', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 502 })], seen));
+    const { ob, sleeps } = testClient({ maxRetries: 0 });
+    await expect(ob.cards.create(validCard(), { maxRetries: 4 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(seen).toHaveLength(5);
+    expect(sleeps).toHaveLength(4);
+  });
+
+  it('maxRetryDelay: a Retry-After equal to it is waited for, one second more is refused at once', async () => {
+    const seen: Recorded[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': '5' } }), () => HttpResponse.json(createdCard(), { status: 201 }), () => new HttpResponse(null, { status: 429, headers: { 'retry-after': '6' } })], seen),
+    );
+    const { ob, sleeps } = testClient({ maxRetryDelay: 5_000 });
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(sleeps).toEqual([5_000]);
+    const error = await ob.cards.create(validCard()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfter).toBe(6_000);
+    expect(seen).toHaveLength(3);
+    expect(sleeps).toEqual([5_000]);
+  });
+
+  it('a 401 is renewed once even with maxRetries 0: the renewal is not one of the retries', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), cardsEndpoint([() => HttpResponse.json({ status: '02', message: 'Unauthorized', data: {} }, { status: 401 }), () => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob, sleeps } = testClient({ maxRetries: 0 });
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(seen.map((s) => s.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('a signal that fires while the call waits to retry ends it with AbortError; an aborted one sends nothing, not even a token request', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), cardsEndpoint([() => new HttpResponse(null, { status: 503 })], seen));
+    const controller = new AbortController();
+    const { ob } = testClient({
+      sleep: async (_ms, signal) => {
+        controller.abort();
+        if (signal?.aborted) throw signal.reason;
+      },
+    });
+    const error = await ob.cards.create(validCard(), { signal: controller.signal, idempotencyKey: 'abort-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    expect((error as AbortError).idempotencyKey).toBe('abort-1');
+    expect(seen).toHaveLength(1);
+
+    const fresh = testClient();
+    await expect(fresh.ob.cards.create(validCard(), { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
+    expect(seen).toHaveLength(1);
+    expect(state.tokenRequests).toHaveLength(1);
+  });
+});
+
 describe('tokens', () => {
   it('makes one token request for 50 concurrent calls', async () => {
     const state = { tokenRequests: [] as Recorded[] };
