@@ -74,6 +74,7 @@ describe('every operation of customers, accounts and cards on the wire', () => {
       expect(h['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
       expect(h.signature).toBe(sha(`${SECRET};${h['idempotency-key']}`));
       expect(h['connection-id']).toBe('bank-1');
+      expect(h['content-type']).toBe('application/json');
       if (c.body === undefined) expect(sent.body).toBe('');
       else expect(JSON.parse(sent.body)).toEqual(c.body);
     });
