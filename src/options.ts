@@ -231,6 +231,10 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     const published = PUBLISHED_RATE_LIMITS[environment === 'production' ? 'production' : 'sandbox'];
     rateLimit = { ...published, maxWait: 60_000 };
   } else if (typeof input.rateLimit === 'object' && input.rateLimit !== null) {
+    // Both numbers are the caller's: a silent default (1 per minute) would hold every call after the first.
+    for (const name of ['rate', 'burst'] as const) {
+      if (input.rateLimit[name] === undefined) issues.add(`rateLimit.${name}`, `is required with { rate, burst, maxWait? } (or pass rateLimit: true for the published limits)`, 'missing');
+    }
     rateLimit = {
       rate: checkNumber(issues, 'rateLimit.rate', input.rateLimit.rate, 1, { min: Number.MIN_VALUE }),
       burst: checkNumber(issues, 'rateLimit.burst', input.rateLimit.burst, 1, { min: 1, integer: true }),

@@ -61,6 +61,23 @@ describe('logger', () => {
     }
   });
 
+  it("each level writes its own and the quieter ones: 'info' the retries, 'warn' a Retry-After not waited for, 'error' neither", async () => {
+    let n = 0;
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      // Per call: a 503 retried after backoff, then a 429 whose Retry-After is beyond maxRetryDelay.
+      http.post(`${BASE}/cards`, () => (++n % 2 === 1 ? new HttpResponse(null, { status: 503 }) : new HttpResponse(null, { status: 429, headers: { 'retry-after': '120' } }))),
+    );
+    const seen: Record<string, string[]> = {};
+    for (const logLevel of ['error', 'warn', 'info'] as const) {
+      const { lines, logger } = recorder();
+      const { ob } = testClient({ logger, logLevel });
+      await expect(ob.cards.create(validCard())).rejects.toMatchObject({ name: 'RateLimitError' });
+      seen[logLevel] = lines.map((l) => l.level);
+    }
+    expect(seen).toEqual({ error: [], warn: ['warn'], info: ['info', 'warn'] });
+  });
+
   it('a throwing logger never breaks a call', async () => {
     server.use(tokenHandler({ tokenRequests: [] }), http.post(`${BASE}/cards`, () => HttpResponse.json(createdCard(), { status: 201 })));
     const boom = () => {

@@ -90,6 +90,51 @@ describe('cards.create on the wire', () => {
     expect(result.idempotencyKey).toBe('k-1');
     expect((result.data as Record<string, unknown>).brand_new_field).toBe(7);
   });
+
+  it("withResponse's response is the fetch Response of the final attempt, with its url, status and headers", async () => {
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => new HttpResponse(null, { status: 503 }), () => HttpResponse.json(createdCard(), { status: 201, headers: { 'x-request-id': 'req-2' } })], []),
+    );
+    const answers: Response[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const answer = await globalThis.fetch(input, init);
+      if (new URL(input instanceof Request ? input.url : String(input)).pathname.endsWith('/cards')) answers.push(answer);
+      return answer;
+    };
+    const { ob } = testClient({ fetch });
+    const { response } = await ob.cards.create(validCard()).withResponse();
+    expect(answers).toHaveLength(2);
+    expect(response).toBe(answers[1]);
+    expect(response.url).toBe(`${BASE}/cards`);
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-request-id')).toBe('req-2');
+  });
+
+  it('every attempt carries the same headers, the per-call ones included, and the same body', async () => {
+    const seen: Recorded[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => new HttpResponse(null, { status: 500 }), () => HttpResponse.error(), () => HttpResponse.json(createdCard(), { status: 201 })], seen),
+    );
+    const { ob } = testClient({ connectionId: 'bank-123', participantId: 'part-9' });
+    const { idempotencyKey } = await ob.cards.create(validCard(), { connectionId: 'bank-7', headers: { 'X-Trace': 'trace-1' } }).withResponse();
+    expect(seen).toHaveLength(3);
+    expect(seen[0]!.headers).toEqual({
+      accept: 'application/json',
+      authorization: 'Bearer token-1',
+      'connection-id': 'bank-7',
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+      signature: sha(`${SECRET};${idempotencyKey}`, 'hex'),
+      'x-participant-id': 'part-9',
+      'x-trace': 'trace-1',
+    });
+    for (const attempt of seen) {
+      expect(attempt.headers).toEqual(seen[0]!.headers);
+      expect(attempt.body).toBe(seen[0]!.body);
+    }
+  });
 });
 
 describe('retries', () => {
@@ -149,6 +194,34 @@ describe('retries', () => {
     expect((error as RateLimitError).retryAfter).toBe(120_000);
     expect(seen).toHaveLength(1);
     expect(sleeps).toEqual([]);
+  });
+
+  it('ignores a Retry-After that is neither delay-seconds nor an HTTP date: the backoff applies', async () => {
+    for (const value of ['-3', '+5', '.5', '3.', 'soon']) {
+      const seen: Recorded[] = [];
+      server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': value } }), () => HttpResponse.json(createdCard(), { status: 201 })], seen));
+      const { ob, sleeps } = testClient({ now: () => Date.UTC(2031, 0, 1) });
+      await ob.cards.create(validCard());
+      expect(seen, value).toHaveLength(2);
+      expect(sleeps, value).toHaveLength(1);
+      expect(sleeps[0], value).toBeGreaterThanOrEqual(375);
+      expect(sleeps[0], value).toBeLessThanOrEqual(500);
+
+      server.use(cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': value } })], []));
+      const error = await ob.cards.create(validCard(), { maxRetries: 0 }).catch((e: unknown) => e);
+      expect(error, value).toBeInstanceOf(RateLimitError);
+      expect((error as RateLimitError).retryAfter, value).toBeUndefined();
+    }
+  });
+
+  it('reads the three HTTP-date forms of Retry-After', async () => {
+    const clock = Date.parse('1994-11-06T08:49:30Z');
+    for (const value of ['Sun, 06 Nov 1994 08:49:37 GMT', 'Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994']) {
+      server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': value } }), () => HttpResponse.json(createdCard(), { status: 201 })], []));
+      const { ob, sleeps } = testClient({ now: () => clock });
+      await ob.cards.create(validCard());
+      expect(sleeps, value).toEqual([7_000]);
+    }
   });
 
   it('retries a 503 with backoff, then succeeds', async () => {
@@ -232,6 +305,78 @@ describe('retries', () => {
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(AbortError);
     expect(seen).toHaveLength(1);
+  });
+});
+
+describe('per-call options and the client options behind them', () => {
+  it('a per-call timeout replaces the client one for every attempt of that call only', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([async () => { await delay(300); return HttpResponse.json(createdCard(), { status: 201 }); }], seen));
+    const { ob } = testClient({ timeout: 10_000 });
+    const error = await ob.cards.create(validCard(), { timeout: 20, maxRetries: 1, idempotencyKey: 'slow-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as TimeoutError).idempotencyKey).toBe('slow-1');
+    expect(seen.map((s) => s.headers['idempotency-key'])).toEqual(['slow-1', 'slow-1']);
+    // The same client, without the per-call option, waits out the 300 ms answer.
+    await expect(ob.cards.create(validCard(), { maxRetries: 0 })).resolves.toMatchObject({ card_id: 'card_1' });
+  });
+
+  it('a per-call maxRetries above the client one gives that many retries', async () => {
+    const seen: Recorded[] = [];
+    server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 502 })], seen));
+    const { ob, sleeps } = testClient({ maxRetries: 0 });
+    await expect(ob.cards.create(validCard(), { maxRetries: 4 })).rejects.toBeInstanceOf(InternalServerError);
+    expect(seen).toHaveLength(5);
+    expect(sleeps).toHaveLength(4);
+  });
+
+  it('maxRetryDelay: a Retry-After equal to it is waited for, one second more is refused at once', async () => {
+    const seen: Recorded[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': '5' } }), () => HttpResponse.json(createdCard(), { status: 201 }), () => new HttpResponse(null, { status: 429, headers: { 'retry-after': '6' } })], seen),
+    );
+    const { ob, sleeps } = testClient({ maxRetryDelay: 5_000 });
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(sleeps).toEqual([5_000]);
+    const error = await ob.cards.create(validCard()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfter).toBe(6_000);
+    expect(seen).toHaveLength(3);
+    expect(sleeps).toEqual([5_000]);
+  });
+
+  it('a 401 is renewed once even with maxRetries 0: the renewal is not one of the retries', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), cardsEndpoint([() => HttpResponse.json({ status: '02', message: 'Unauthorized', data: {} }, { status: 401 }), () => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob, sleeps } = testClient({ maxRetries: 0 });
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(seen.map((s) => s.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('a signal that fires while the call waits to retry ends it with AbortError; an aborted one sends nothing, not even a token request', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), cardsEndpoint([() => new HttpResponse(null, { status: 503 })], seen));
+    const controller = new AbortController();
+    const { ob } = testClient({
+      sleep: async (_ms, signal) => {
+        controller.abort();
+        if (signal?.aborted) throw signal.reason;
+      },
+    });
+    const error = await ob.cards.create(validCard(), { signal: controller.signal, idempotencyKey: 'abort-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortError);
+    expect((error as AbortError).idempotencyKey).toBe('abort-1');
+    expect(seen).toHaveLength(1);
+
+    const fresh = testClient();
+    await expect(fresh.ob.cards.create(validCard(), { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(AbortError);
+    expect(seen).toHaveLength(1);
+    expect(state.tokenRequests).toHaveLength(1);
   });
 });
 
@@ -424,5 +569,81 @@ describe('errors from status and body', () => {
     expect(error.issues[0]!.path).toBe('data.card_id');
     expect(error.idempotencyKey).toBe('rv-1');
     expect(error.rawBody).not.toContain('"123"');
+  });
+});
+
+describe('ob.request (OPERATIONS.md §2)', () => {
+  function gateway(seen: Recorded[], answer: () => Response | Promise<Response>) {
+    return http.all(`${BASE}/*`, async ({ request }) => {
+      seen.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
+      return answer();
+    });
+  }
+
+  it('sends method, path, query and body through the same pipeline, with the scope asked for, and resolves to data', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    let n = 0;
+    server.use(tokenHandler(state), gateway(seen, () => (++n === 1 ? new HttpResponse(null, { status: 502 }) : HttpResponse.json({ status: '00', message: 'ok', data: { card_status: 'BLOCKED' } }))));
+    const { ob, sleeps } = testClient({ connectionId: 'bank-1' });
+    const result = await ob
+      .request<{ card_status: string }>({ method: 'PATCH', path: '/cards/card_1', query: { reason: 'lost card', at: ['a', 'b'], skip: undefined }, body: { card_status: 'BLOCKED' }, scope: 'cards.update' }, { idempotencyKey: 'req-1' })
+      .withResponse();
+    expect(result.data).toEqual({ card_status: 'BLOCKED' });
+    expect(result.envelope).toEqual({ status: '00', message: 'ok', data: { card_status: 'BLOCKED' } });
+    expect(result.idempotencyKey).toBe('req-1');
+    expect(new URLSearchParams(state.tokenRequests[0]!.body).get('scope')).toBe('cards.update');
+    expect(seen).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+    for (const r of seen) {
+      expect(r.method).toBe('PATCH');
+      expect(r.url).toBe(`${BASE}/cards/card_1?reason=lost+card&at=a&at=b`);
+      expect(r.headers['idempotency-key']).toBe('req-1');
+      expect(r.headers.signature).toBe(sha(`${SECRET};req-1`, 'hex'));
+      expect(r.headers['connection-id']).toBe('bank-1');
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(r.body)).toEqual({ card_status: 'BLOCKED' });
+    }
+  });
+
+  it('resolves to the whole body when it has no envelope; a 2xx that is not JSON is a ResponseValidationError', async () => {
+    const seen: Recorded[] = [];
+    let n = 0;
+    server.use(tokenHandler({ tokenRequests: [] }), gateway(seen, () => (++n === 1 ? HttpResponse.json([{ id: 1 }]) : new HttpResponse('<html>ok</html>', { status: 200 }))));
+    const { ob } = testClient();
+    await expect(ob.request({ method: 'GET', path: '/meta' })).resolves.toEqual([{ id: 1 }]);
+    const error = await ob.request({ method: 'GET', path: '/meta' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect((error as ResponseValidationError).rawBody).toBe('<html>ok</html>');
+  });
+
+  it("a customer session's request uses the customer's token; customer: false a client token with the scope", async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), gateway(seen, () => HttpResponse.json({ status: '00', message: 'ok', data: { loans: [] } })));
+    const { ob } = testClient();
+    const customer = ob.forCustomer({ access_token: 'customer-token', token_type: 'Bearer', expires_in: 3600 });
+    await expect(customer.request({ method: 'GET', path: '/loans' })).resolves.toEqual({ loans: [] });
+    await customer.request({ method: 'GET', path: '/loans', customer: false, scope: ['loans.list'] });
+    expect(seen.map((r) => r.headers.authorization)).toEqual(['Bearer customer-token', 'Bearer token-1']);
+    expect(state.tokenRequests.map((r) => new URLSearchParams(r.body).get('scope'))).toEqual(['loans.list']);
+  });
+
+  it('bad parameters reject with ValidationError and send nothing: a GET with a body, customer: true on the client, an unknown scope', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), gateway(seen, () => HttpResponse.json({ status: '00', message: 'ok', data: {} })));
+    const { ob } = testClient();
+    const refused = [
+      ob.request({ method: 'GET', path: '/loans', body: { page: 1 } }),
+      ob.request({ method: 'GET', path: '/loans', customer: true }),
+      ob.request({ method: 'GET', path: '/loans', scope: 'loans.everything' as never }),
+      ob.request({ method: 'get' as never, path: '/loans' }),
+    ];
+    for (const call of refused) await expect(call).rejects.toBeInstanceOf(ValidationError);
+    const withBody = (await refused[0]!.catch((e: unknown) => e)) as ValidationError;
+    expect(withBody.issues.map((i) => i.path)).toEqual(['body']);
+    expect(seen).toHaveLength(0);
+    expect(state.tokenRequests).toHaveLength(0);
   });
 });

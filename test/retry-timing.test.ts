@@ -23,6 +23,9 @@ describe('backoff before a retry', () => {
     expect(parseRetryAfterMs(new Date(now - 7000).toUTCString(), now)).toBe(0);
     expect(parseRetryAfterMs(null, now)).toBeUndefined();
     expect(parseRetryAfterMs('soon', now)).toBeUndefined();
+    // Date.parse reads these as days of 2001; they are neither delay-seconds nor an HTTP date.
+    for (const odd of ['-3', '+5', '.5', '3.', '1e3']) expect(parseRetryAfterMs(odd, now), odd).toBeUndefined();
+    expect(parseRetryAfterMs('Tue, 01 Jan 2030 00:00:09 GMT', now)).toBe(9000);
   });
 
   it('retries 408, 429 and every 5xx, and nothing else', () => {

@@ -83,6 +83,8 @@ export interface Exchange {
   started?: number;
   /** The last answer's body, as read. */
   text?: string;
+  /** The last answer as fetch gave it (its body read into `text`): what `withResponse()` hands back. */
+  answer?: Response;
   /** A failure of the SDK's own steps (the token source, the limiter): it ends the call, never retried. */
   stop?: unknown;
   /** The call's events, when somebody watches (`ob.on`, an instrumentation, the diagnostics channel). */
@@ -142,6 +144,7 @@ async function fetchAndRead(ex: Exchange, request: Request, init: RequestInit | 
     throw ex.refuseRedirect(response);
   }
   ex.text = await readText(response, ex.maxResponseBytes);
+  ex.answer = response;
   logAttempt(ex, request, response.status);
   ex.observe?.response(response);
   return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -236,8 +239,8 @@ export const http = ky.create({
 });
 
 /**
- * Sends one request through {@link http} with `ex`'s settings. Resolves to the final answer and its
- * body; rejects with what ky threw (an `HTTPError` for a non-2xx when `throwHttpErrors`, a ky
+ * Sends one request through {@link http} with `ex`'s settings. Resolves to the final answer (the
+ * `Response` fetch gave, its body already read) and that body; rejects with what ky threw (an `HTTPError` for a non-2xx when `throwHttpErrors`, a ky
  * `TimeoutError`, a network failure, or an SDK error from a hook).
  */
 export async function send(url: string, ex: Exchange, init: { headers: Record<string, string>; body?: BodyInit | undefined; throwHttpErrors?: boolean }): Promise<{ response: Response; text: string }> {
@@ -252,7 +255,8 @@ export async function send(url: string, ex: Exchange, init: { headers: Record<st
     context: { exchange: ex },
     retry: { limit: ex.maxRetries + (ex.bearer ? 1 : 0), shouldRetry: ({ error, retryCount }) => shouldRetry(ex, error, retryCount) },
   });
-  return { response, text: ex.text ?? '' };
+  // ky passed on a copy without the body; the caller gets fetch's own Response (url, type, …).
+  return { response: ex.answer ?? response, text: ex.text ?? '' };
 }
 
 /** One debug line per attempt; headers and body redacted. */

@@ -16,7 +16,7 @@ export interface RequestParams {
   method: HttpMethod;
   /** Path under the base URL, starting with `/`, e.g. `/accounts`. Encode path segments yourself. */
   path: string;
-  /** JSON body. */
+  /** JSON body (not with `GET`: fetch cannot send one; use `query`). */
   body?: unknown;
   /** Query parameters; `undefined` values are left out, arrays repeat the name. */
   query?: Record<string, string | number | boolean | Date | undefined | null | readonly (string | number | boolean)[]>;
@@ -67,6 +67,10 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
   }
   if (typeof params.path !== 'string' || !params.path.startsWith('/') || params.path.startsWith('//') || /[\s?#]|(^|\/)\.\.?(\/|$|;|%3b)/i.test(params.path) || !staysUnder(params.path)) {
     issues.push({ path: 'path', message: 'must be a path starting with / without spaces, query, fragment, backslashes, encoded dots or slashes, or dot segments', code: 'invalid_format' });
+  }
+  // fetch refuses to build a GET with a body: caught here, it is bad input, not a failed connection.
+  if (params.method === 'GET' && params.body !== undefined) {
+    issues.push({ path: 'body', message: 'a GET request carries no body: send its parameters as query', code: 'invalid_value' });
   }
   if (params.query !== undefined && (typeof params.query !== 'object' || params.query === null || Array.isArray(params.query))) {
     issues.push({ path: 'query', message: 'must be an object', code: 'invalid_type' });

@@ -48,11 +48,19 @@ export function backoffDelay(n: number, random: () => number = Math.random): num
   return Math.round(base * (1 - JITTER * random()));
 }
 
-/** `Retry-After` (delay-seconds or HTTP date) in milliseconds, or undefined when absent or unreadable. */
+/**
+ * The day name every HTTP-date form starts with (RFC 9110 §5.6.7: IMF-fixdate, RFC 850, asctime).
+ * `Date.parse` alone reads almost anything as a date (`-3`, `.5`, `+5` are days of 2001), which
+ * would turn a garbled header into "retry at once".
+ */
+const HTTP_DATE_START = /^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s/i;
+
+/** `Retry-After` (delay-seconds or HTTP date) in milliseconds, or undefined when absent or neither. */
 export function parseRetryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (!HTTP_DATE_START.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

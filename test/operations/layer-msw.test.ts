@@ -74,6 +74,7 @@ describe('every operation of customers, accounts and cards on the wire', () => {
       expect(h['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
       expect(h.signature).toBe(sha(`${SECRET};${h['idempotency-key']}`));
       expect(h['connection-id']).toBe('bank-1');
+      expect(h['content-type']).toBe('application/json');
       if (c.body === undefined) expect(sent.body).toBe('');
       else expect(JSON.parse(sent.body)).toEqual(c.body);
     });
@@ -291,6 +292,28 @@ describe('pagination of accounts.transactions.list', () => {
     expect(more).toHaveLength(6);
     expect(seen).toHaveLength(4);
   });
+});
+
+describe('pagination: the safety cap (OPERATIONS.md §3)', () => {
+  it('stops after 1,000 pages however many summary.pages announces, one request per page', async () => {
+    const { state, seen, session } = setup();
+    server.use(
+      tokenHandler(state),
+      http.get(`${BASE}/accounts/:acct/transactions`, ({ request }) => {
+        seen.push({ method: request.method, url: request.url, headers: { 'idempotency-key': request.headers.get('idempotency-key') ?? '' }, body: '' });
+        const n = Number(new URL(request.url).searchParams.get('page') ?? '1');
+        return HttpResponse.json({ status: '00', message: 'ok', data: { summary: { pages: 1_000_000 }, transactions: [{ id: `p${n}` }] } });
+      }),
+    );
+    let pages = 0;
+    for await (const page of session.accounts.transactions.list('0123456789', { from: '2024-01-01', to: '2024-01-31' }).pages()) {
+      pages++;
+      expect(page.transactions[0]!.id).toBe(`p${pages}`);
+    }
+    expect(pages).toBe(1_000);
+    expect(seen).toHaveLength(1_000);
+    expect(new Set(seen.map((r) => r.headers['idempotency-key'])).size).toBe(1_000);
+  }, 60_000);
 });
 
 describe('transport details through the layer', () => {

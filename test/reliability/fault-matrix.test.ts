@@ -185,3 +185,47 @@ describe('fault matrix: every injected fault over real HTTP, as the user sees it
     });
   }
 });
+
+describe('connection refused (DESIGN.md "what is retried"), over real HTTP', () => {
+  it('every attempt is retried with the same key, then the call rejects with ConnectionError carrying it', async () => {
+    const { createServer } = await import('node:net');
+    // A port that was just free and is closed again: a connect there is refused.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as import('node:net').AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const identity = await startSandboxServer({ seed: 'refused' });
+    try {
+      const app = identity.registerClient();
+      const sleeps: number[] = [];
+      const ob = new OpenBanking({
+        clientId: app.clientId,
+        clientSecret: app.clientSecret,
+        baseUrl: `http://127.0.0.1:${closed}/openapi/v1`,
+        authUrl: identity.authUrl,
+        logLevel: 'off',
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+      });
+      const keys: string[] = [];
+      ob.on('request', (e) => {
+        keys.push(e.idempotencyKey);
+      });
+      const error = await ob.cards.create(validCard(), { idempotencyKey: 'refused-1' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).not.toBeInstanceOf(TimeoutError);
+      expect((error as ConnectionError).idempotencyKey).toBe('refused-1');
+      expect(keys).toEqual(['refused-1', 'refused-1', 'refused-1']);
+      expect(sleeps).toHaveLength(2);
+      expect(sleeps[0]).toBeGreaterThanOrEqual(375);
+      expect(sleeps[0]).toBeLessThanOrEqual(500);
+      expect(sleeps[1]).toBeGreaterThanOrEqual(750);
+      expect(sleeps[1]).toBeLessThanOrEqual(1_000);
+    } finally {
+      await identity.close();
+    }
+  });
+});
