@@ -28,6 +28,13 @@ function lockOwner(answer: unknown): string | undefined {
   throw new FleetUnreadable('unreadable answer to lock');
 }
 
+/** A value's answer as the SDK reads it: a string, none (undefined or null), or unreadable. */
+function storedValue(answer: unknown): string | undefined {
+  if (answer === undefined || answer === null) return undefined;
+  if (typeof answer === 'string') return answer;
+  throw new FleetUnreadable('unreadable answer to get');
+}
+
 /** A take's answer as the SDK reads it: `granted` a boolean and `wait` a number of ms from 0 up, or unreadable. */
 function takeAnswer(answer: unknown): FleetTake {
   const take = answer as Partial<FleetTake> | null | undefined;
@@ -145,7 +152,7 @@ export class FleetLink implements FleetAccess {
   }
 
   get(key: string): Promise<string | undefined> {
-    return this.#run('get', (s) => s.get(key), (s) => s.get(key));
+    return this.#run('get', async (s) => storedValue(await s.get(key)), (s) => s.get(key));
   }
 
   set(key: string, value: string, ttlMs: number): Promise<void> {
@@ -183,9 +190,9 @@ export class FleetLink implements FleetAccess {
     return this.#run('lock', async (s) => lockOwner(await s.lock(key, ttlMs)), undefined, (owner) => this.#release(key, owner));
   }
 
-  /** The value under `key` in the shared store only: rejects with {@link FleetUnavailable} when it cannot say. */
+  /** The value under `key` in the shared store only: rejects with {@link FleetUnavailable} when it cannot say (an unreadable answer included). */
   strictGet(key: string): Promise<string | undefined> {
-    return this.#run('get', (s) => s.get(key), undefined);
+    return this.#run('get', async (s) => storedValue(await s.get(key)), undefined);
   }
 
   /** Stores `value` in the shared store only: rejects with {@link FleetUnavailable} when it cannot confirm. */

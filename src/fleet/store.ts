@@ -11,7 +11,7 @@
  * @group Fleets
  */
 export interface FleetStore {
-  /** The value under `key`, or undefined when absent or expired. */
+  /** The value under `key`, or undefined when absent or expired. Any other answer than a string or none counts as a failure of the store. */
   get(key: string): Promise<string | undefined>;
   /** Stores `value` under `key` for `ttlMs` milliseconds. */
   set(key: string, value: string, ttlMs: number): Promise<void>;

@@ -120,6 +120,27 @@ describe('fleet security (real redis-server)', () => {
     );
   });
 
+  it('1. a stored set that cannot be read never lets the lock holder redeem an older refresh token: ConnectionError, no second grant', async () => {
+    const sandbox = newSandbox();
+    const store = new MemoryFleetStore();
+    const tokens = expiredCustomerTokens(sandbox);
+    // A refreshes and stores the rotated set; B's reads of that set come back as something that is no string.
+    const a = fleetClient(sandbox, store).forCustomer(tokens, { id: 'customer-8' });
+    await a.customers.retrieve();
+    const garbled = new Proxy(store, {
+      get(target, name) {
+        if (name === 'get') return (key: string) => (key.endsWith(':customer:customer-8') ? Promise.resolve(42 as never) : target.get(key));
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const b = fleetClient(sandbox, garbled, { timeout: 200 }).forCustomer(tokens, { id: 'customer-8' });
+    const error = await b.customers.retrieve().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(sandbox.requests.list({ path: '/oauth/token' }).map((r) => r.status)).toEqual([200]);
+    expect(b.consent.state).toBe('active');
+  });
+
   it('2. every value the SDK writes to Redis is sealed: GET of any SDK key shows no token, no JSON, no ciphertext', async () => {
     const sandbox = newSandbox();
     const prefix = 'sealed';
