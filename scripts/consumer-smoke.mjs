@@ -1,9 +1,10 @@
 // Packs the package, installs the tarball into an empty folder, and imports every entry point
 // there with both `import` and `require`, the way users load it.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -31,7 +32,9 @@ try {
   const msw = pkg.devDependencies.msw;
   // The optional peers of /testing and /otel, and an OpenTelemetry SDK to record spans with.
   const otel = ['@opentelemetry/api', '@opentelemetry/sdk-trace-base'].map((name) => `${name}@${pkg.devDependencies[name]}`);
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), `msw@${msw}`, ...otel], work);
+  // And the Redis clients /redis takes (the user's own, never a dependency of the package).
+  const redisClients = ['redis', 'ioredis'].map((name) => `${name}@${pkg.devDependencies[name]}`);
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), `msw@${msw}`, ...otel, ...redisClients], work);
 
   // Every built-in cipher round-trips a PIN from the built files, and a decryption failure in the
   // Node-only entry is the main entry's CipherError (one shared class per module system).
@@ -187,6 +190,15 @@ console.log('first call ok: the client-credentials token comes through oauth4web
   process.stdout.write(run('node', ['msw.mjs'], work));
   process.stdout.write(run('node', ['msw.cjs'], work));
 
+  // openbanking-ng/redis from the packed package against a real redis-server started here (free port, no
+  // persistence): process A (ESM, node-redis) gets the fleet's token and loses the answer of a card call;
+  // process B (CJS, ioredis) reuses that token and retries the call with its key, AES-GCM bytes replayed.
+  const redis = await startRedis();
+  cleanup.push(() => redis.stop());
+  writeFileSync(join(work, 'redis-a.mjs'), REDIS_A(pkg.name, CARD));
+  writeFileSync(join(work, 'redis-b.cjs'), REDIS_B(pkg.name, CARD));
+  process.stdout.write(await runAsync('node', ['redis-a.mjs', String(redis.port)], work));
+
   // Without msw (an optional peer), openbanking-ng/testing still imports and its sandbox works;
   // only sandboxHandlers needs msw, and says so.
   const bare = mkdtempSync(join(tmpdir(), 'openbanking-ng-without-msw-')); // not below work/, whose node_modules hold msw
@@ -220,5 +232,98 @@ console.log('without msw ok: openbanking-ng/testing imports, the sandbox works, 
   console.error(error.stdout ?? '', error.stderr ?? '', error.message);
   process.exitCode = 1;
 } finally {
-  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true });
+  for (const item of cleanup) await (typeof item === 'function' ? item() : rmSync(item, { recursive: true, force: true }));
+}
+
+/** Runs a command without blocking this process; resolves to its stdout, rejects with its output. */
+function runAsync(cmd, args, cwd) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => (code === 0 ? resolvePromise(stdout) : reject(Object.assign(new Error(`${cmd} ${args.join(' ')} exited ${code}`), { stdout, stderr }))));
+  });
+}
+
+/** Debian's redis-server (or the first on PATH) on a free loopback port, with no persistence. */
+async function startRedis() {
+  const binary = ['/usr/bin/redis-server', ...(process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'redis-server'))].find((path) => existsSync(path));
+  if (!binary) throw new Error('redis-server is missing (apt-get install -y redis-server): /redis is checked against a real one');
+  const port = await new Promise((resolvePort, reject) => {
+    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolvePort(free));
+    });
+  });
+  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise((ready, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('Ready to accept connections')) ready();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${output}`)));
+  });
+  child.stdout.resume();
+  return { port, stop: () => new Promise((done) => (child.exitCode !== null ? done() : (child.once('exit', done), child.kill('SIGKILL')))) };
+}
+
+/** Process A of the /redis check (ESM, node-redis): serves the sandbox, then runs process B. */
+function REDIS_A(name, card) {
+  return `import { spawn } from 'node:child_process';
+import { createClient } from 'redis';
+import { OpenBanking, aesGcmCipher } from '${name}';
+import { redisFleet } from '${name}/redis';
+import { startSandboxServer } from '${name}/testing';
+const app = { clientId: 'fleet-app', clientSecret: 'fleet-secret-0123456789' };
+const port = process.argv[2];
+const server = await startSandboxServer({ clients: [app], cipher: aesGcmCipher(app.clientSecret) });
+const redis = await createClient({ url: 'redis://127.0.0.1:' + port }).connect();
+try {
+  const ob = new OpenBanking({ ...app, baseUrl: server.baseUrl, authUrl: server.authUrl, cipher: aesGcmCipher(app.clientSecret), fleet: redisFleet(redis, { prefix: 'smoke' }), maxRetries: 0, logLevel: 'off' });
+  await ob.cards.create(${JSON.stringify(card)});
+  server.faults.inject({ path: '/openapi/v1/cards', method: 'POST', fault: { type: 'drop', when: 'after' } });
+  const lost = await ob.cards.create(${JSON.stringify(card)}, { idempotencyKey: 'smoke-retry-1' }).catch((e) => e);
+  if (lost?.name !== 'ConnectionError') throw new Error('a dropped answer gave ' + lost);
+  const b = spawn(process.execPath, ['redis-b.cjs', port, server.baseUrl, server.authUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let said = '';
+  b.stdout.on('data', (chunk) => (said += chunk));
+  const code = await new Promise((done) => b.on('close', done));
+  if (code !== 0) throw new Error('process B exited ' + code + ': ' + said);
+  const grants = server.requests.count({ path: '/oauth2/token' });
+  if (grants !== 1) throw new Error('two processes on one fleet made ' + grants + ' client-credentials requests');
+  const posts = server.requests.list({ path: '/openapi/v1/cards', method: 'POST' }).map((r) => r.status).join(' ');
+  if (posts !== '201 dropped 201 201' || server.cards().length !== 3) throw new Error('cards.create at the sandbox: ' + posts + ', ' + server.cards().length + ' cards');
+  if ((await redis.keys('smoke:openbanking-ng:fleet-app:*')).length === 0) throw new Error('nothing under the prefix in Redis');
+  console.log('redis ok: esm with node-redis and cjs with ioredis, one token request, ' + said.trim());
+} finally {
+  await redis.quit();
+  await server.close();
+}
+`;
+}
+
+/** Process B of the /redis check (CJS, ioredis): the fleet's token, and the retry of A's lost call. */
+function REDIS_B(name, card) {
+  return `const { Redis } = require('ioredis');
+const { OpenBanking, aesGcmCipher } = require('${name}');
+const { redisFleet } = require('${name}/redis');
+const [port, baseUrl, authUrl] = process.argv.slice(2);
+(async () => {
+  const redis = new Redis({ port: Number(port), host: '127.0.0.1' });
+  await new Promise((ready) => redis.once('ready', ready));
+  try {
+    const app = { clientId: 'fleet-app', clientSecret: 'fleet-secret-0123456789' };
+    const ob = new OpenBanking({ ...app, baseUrl, authUrl, cipher: aesGcmCipher(app.clientSecret), fleet: redisFleet(redis, { prefix: 'smoke' }), logLevel: 'off' });
+    await ob.cards.create(${JSON.stringify(card)});
+    const again = await ob.cards.create(${JSON.stringify(card)}, { idempotencyKey: 'smoke-retry-1' }).withResponse();
+    if (again.response.headers.get('idempotent-replayed') !== 'true') throw new Error('the retry from another process was not replayed');
+    console.log('the retry from another process replayed');
+  } finally {
+    redis.disconnect();
+  }
+})().catch((e) => { console.error(e); process.exitCode = 1; });
+`;
 }

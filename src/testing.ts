@@ -1,5 +1,5 @@
 /**
- * The local sandbox: a faithful stand-in for the Open Banking API (registration, OAuth, cards),
+ * The local sandbox: a faithful stand-in for the Open Banking API (registration, OAuth, every typed operation),
  * for the package's own tests, the demo, the examples and your test suites. One
  * implementation, three transports: {@link createSandbox} (a fetch handler),
  * {@link startSandboxServer} (real HTTP on 127.0.0.1) and {@link sandboxHandlers} (msw).

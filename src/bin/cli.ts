@@ -10,7 +10,7 @@ export interface CliOutput {
 
 const USAGE = `Usage: openbanking-ng-sandbox [options]
 
-Serves the openbanking-ng local sandbox (registration, OAuth, cards) on 127.0.0.1.
+Serves the openbanking-ng local sandbox (registration, OAuth, every typed operation) on 127.0.0.1.
 
 Options:
   -p, --port <n>              port to listen on (default 4010; 0 picks a free one)
@@ -91,7 +91,7 @@ export async function runCli(argv: readonly string[], io: CliOutput): Promise<Sa
   const limits = values['rate-limits'] ? (values.environment === 'production' ? '10/min, burst 20' : '100/min, burst 200') : 'off';
   io.out(`openbanking-ng sandbox listening (environment: ${server.environment}, rate limits: ${limits})`);
   io.out(`  authUrl  ${server.authUrl}   POST /dcr · GET /oauth/authorize · POST /oauth/token · POST /oauth2/token · POST /oauth2/device/code`);
-  io.out(`  baseUrl  ${server.baseUrl}   POST /cards · GET /cards`);
+  io.out(`  baseUrl  ${server.baseUrl}   /cards · /customers · /accounts · /transactions · /bills · /disputes · /direct-debits · /savings`);
   if (clients[0]) io.out(`  client   ${clients[0].clientId} (with the secret you gave)`);
   else {
     io.out('  Register an application:');

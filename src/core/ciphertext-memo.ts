@@ -1,5 +1,5 @@
 import { type FieldCipher, plaintextCipher } from '../crypto/cipher.js';
-import type { FleetAccess } from '../fleet/store.js';
+import { type FleetAccess, keyPart } from '../fleet/store.js';
 
 /** How many recent (idempotency key, field) ciphertexts a client remembers. */
 export const CIPHERTEXT_MEMO_SIZE = 1_000;
@@ -57,7 +57,8 @@ export class CiphertextMemo {
   /** The ciphertext another process of the fleet sent under this key when it still fits, else a fresh one, shared before it is sent. */
   async #encryptShared(cipher: FieldCipher, idempotencyKey: string, field: string, plaintext: string): Promise<string> {
     const shared = this.#shared!;
-    const key = shared.key('ciphertext', idempotencyKey, field);
+    // The key and the field name may come from the caller: escaped, so that neither can name another key.
+    const key = shared.key('ciphertext', keyPart(idempotencyKey), keyPart(field));
     // Sealed in the store: what does not open (planted, altered) is a miss.
     const stored = await shared.open(key, await shared.get(key));
     if (stored !== undefined && (await decryptsTo(cipher, Promise.resolve(stored), plaintext))) return stored;

@@ -16,6 +16,34 @@ class FleetTimeout extends Error {
   override name = 'FleetTimeout';
 }
 
+/** An answer of the shared store that is not what the operation returns (a lock owner that is no string, a take without a wait). */
+class FleetUnreadable extends Error {
+  override name = 'FleetUnreadable';
+}
+
+/** A lock's answer as the SDK reads it: an owner (a non-empty string), none (undefined or null), or unreadable. */
+function lockOwner(answer: unknown): string | undefined {
+  if (answer === undefined || answer === null) return undefined;
+  if (typeof answer === 'string' && answer !== '') return answer;
+  throw new FleetUnreadable('unreadable answer to lock');
+}
+
+/** A value's answer as the SDK reads it: a string, none (undefined or null), or unreadable. */
+function storedValue(answer: unknown): string | undefined {
+  if (answer === undefined || answer === null) return undefined;
+  if (typeof answer === 'string') return answer;
+  throw new FleetUnreadable('unreadable answer to get');
+}
+
+/** A take's answer as the SDK reads it: `granted` a boolean and `wait` a number of ms from 0 up, or unreadable. */
+function takeAnswer(answer: unknown): FleetTake {
+  const take = answer as Partial<FleetTake> | null | undefined;
+  if (typeof take !== 'object' || take === null || typeof take.granted !== 'boolean' || typeof take.wait !== 'number' || !(take.wait >= 0)) {
+    throw new FleetUnreadable('unreadable answer to take');
+  }
+  return { granted: take.granted, wait: take.wait };
+}
+
 /** A strict operation the shared store could not confirm (down, slow, or an unreadable answer). */
 export class FleetUnavailable extends Error {
   override name = 'FleetUnavailable';
@@ -124,7 +152,7 @@ export class FleetLink implements FleetAccess {
   }
 
   get(key: string): Promise<string | undefined> {
-    return this.#run('get', (s) => s.get(key), (s) => s.get(key));
+    return this.#run('get', async (s) => storedValue(await s.get(key)), (s) => s.get(key));
   }
 
   set(key: string, value: string, ttlMs: number): Promise<void> {
@@ -151,17 +179,20 @@ export class FleetLink implements FleetAccess {
       const owner = await s.lock(key, ttlMs);
       return owner === undefined ? undefined : LOCAL + owner;
     };
-    return this.#run('lock', (s) => s.lock(key, ttlMs), local, (owner) => this.#release(key, owner));
+    return this.#run('lock', async (s) => lockOwner(await s.lock(key, ttlMs)), local, (owner) => this.#release(key, owner));
   }
 
-  /** The lock `key` from the shared store only: rejects with {@link FleetUnavailable} when it cannot say. */
+  /**
+   * The lock `key` from the shared store only: rejects with {@link FleetUnavailable} when it cannot
+   * say, an answer that is neither an owner nor none included (never taken for a granted lock).
+   */
   strictLock(key: string, ttlMs: number): Promise<string | undefined> {
-    return this.#run('lock', (s) => s.lock(key, ttlMs), undefined, (owner) => this.#release(key, owner));
+    return this.#run('lock', async (s) => lockOwner(await s.lock(key, ttlMs)), undefined, (owner) => this.#release(key, owner));
   }
 
-  /** The value under `key` in the shared store only: rejects with {@link FleetUnavailable} when it cannot say. */
+  /** The value under `key` in the shared store only: rejects with {@link FleetUnavailable} when it cannot say (an unreadable answer included). */
   strictGet(key: string): Promise<string | undefined> {
-    return this.#run('get', (s) => s.get(key), undefined);
+    return this.#run('get', async (s) => storedValue(await s.get(key)), undefined);
   }
 
   /** Stores `value` in the shared store only: rejects with {@link FleetUnavailable} when it cannot confirm. */
@@ -181,7 +212,8 @@ export class FleetLink implements FleetAccess {
   }
 
   take(key: string, bucket: FleetBucket): Promise<FleetTake> {
-    return this.#run('take', (s) => s.take(key, bucket), (s) => s.take(key, bucket));
+    // An answer that cannot be read is a failure of the store: the in-process bucket takes over.
+    return this.#run('take', async (s) => takeAnswer(await s.take(key, bucket)), (s) => s.take(key, bucket));
   }
 
   /** A view for logs: whether the shared store is in use, never a key or a value. */
@@ -192,7 +224,7 @@ export class FleetLink implements FleetAccess {
 
 /** The kind of failure, never its text (a store's message could quote a value). */
 function describe(error: unknown): string {
-  if (error instanceof FleetTimeout) return error.message;
+  if (error instanceof FleetTimeout || error instanceof FleetUnreadable) return error.message;
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     return typeof code === 'string' && /^[A-Z_]{2,32}$/.test(code) ? `${error.name} ${code}` : error.name;

@@ -166,7 +166,10 @@ class RedisFleetStore implements FleetStore {
   async lock(key: string, ttlMs: number): Promise<string | undefined> {
     const owner = randomOwner();
     const answer = await this.#send(['SET', this.#key(key), owner, 'NX', 'PX', String(Math.max(1, Math.ceil(ttlMs)))]);
-    return answer === null || answer === undefined ? undefined : owner;
+    if (answer === null || answer === undefined) return undefined;
+    // Only OK grants the lock: any other answer cannot be read as one (the SDK then does not take it as held).
+    if (answer !== 'OK') throw new TypeError('Redis answered SET NX with neither OK nor nil');
+    return owner;
   }
 
   async unlock(key: string, owner: string): Promise<void> {

@@ -11,7 +11,7 @@
  * @group Fleets
  */
 export interface FleetStore {
-  /** The value under `key`, or undefined when absent or expired. */
+  /** The value under `key`, or undefined when absent or expired. Any other answer than a string or none counts as a failure of the store. */
   get(key: string): Promise<string | undefined>;
   /** Stores `value` under `key` for `ttlMs` milliseconds. */
   set(key: string, value: string, ttlMs: number): Promise<void>;
@@ -23,9 +23,9 @@ export interface FleetStore {
   /** Deletes `key` only if it holds `expected`. Atomic. */
   compareAndDelete(key: string, expected: string): Promise<boolean>;
   /**
-   * Takes the lock `key` for `ttlMs` if nobody holds it: resolves to an owner string to release it
-   * with, or undefined when another holder has it. The lock expires by itself after `ttlMs`, so a
-   * holder that died cannot keep it.
+   * Takes the lock `key` for `ttlMs` if nobody holds it: resolves to an owner string (not empty) to
+   * release it with, or undefined when another holder has it. The lock expires by itself after
+   * `ttlMs`, so a holder that died cannot keep it. Any other answer counts as a failure of the store.
    */
   lock(key: string, ttlMs: number): Promise<string | undefined>;
   /** Releases the lock `key` if `owner` still holds it. */
@@ -34,7 +34,7 @@ export interface FleetStore {
    * Takes one unit from the token bucket `key` (`burst` units, refilled at `rate` per minute),
    * atomically. The unit is reserved, and `wait` says in how many ms it may be spent (0: at once),
    * unless that is more than `maxWait`: then nothing is taken, `granted` is false and `wait` says
-   * how long the call would have waited.
+   * how long the call would have waited. Any other answer counts as a failure of the store.
    */
   take(key: string, bucket: FleetBucket): Promise<FleetTake>;
 }

@@ -313,7 +313,8 @@ export function attachControls<T extends object>(target: T, controls: SandboxCon
 /**
  * Creates a local sandbox of the Open Banking API as a fetch handler: DCR, the OAuth endpoints
  * (authorization code with PKCE, refresh with rotation, client credentials, device code), and
- * `POST`/`GET /cards` with every check the spec makes. Nothing leaves the process and no
+ * every typed operation (cards, customers, accounts, transfers, bills, disputes, direct debits,
+ * savings) with every check the spec makes. Nothing leaves the process and no
  * credentials are needed. Runs wherever `fetch`, `Request` and Web Crypto exist.
  *
  * Throws a `ValidationError` listing every bad option.

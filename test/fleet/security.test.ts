@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, type FleetStore, MemoryFleetStore, OpenBanking, type TokenSet } from '../../src/index.js';
+import { aesGcmCipher, ConnectionError, type FleetStore, MemoryFleetStore, OpenBanking, RateLimitError, type TokenSet } from '../../src/index.js';
 import { redisFleet } from '../../src/redis.js';
 import { createSandbox, type Sandbox } from '../../src/testing.js';
 import { validCard } from '../support/cards.js';
@@ -96,6 +96,51 @@ describe('fleet security (real redis-server)', () => {
     }
   }, 20_000);
 
+  it('1. a lock answer that cannot be read never makes a customer refresh fail open: ConnectionError after the lock TTL, no grant, tokens kept', async () => {
+    // A node-redis client whose SET NX answers something that is neither OK nor nil, and stores
+    // whose lock resolves to something that is not an owner string.
+    const real = await connect();
+    const garbled = { isOpen: true, sendCommand: (args: string[]) => (args[0] === 'SET' && args.includes('NX') ? Promise.resolve(1) : real.sendCommand(args)) };
+    const unreadable = (answer: unknown) => {
+      const store = new MemoryFleetStore();
+      store.lock = () => Promise.resolve(answer as string);
+      return store;
+    };
+    const stores: FleetStore[] = [redisFleet(garbled as never, { prefix: 'garbled-lock' }), ...[1, true, '', {}].map(unreadable)];
+    await Promise.all(
+      stores.map(async (store) => {
+        const sandbox = newSandbox();
+        const tokens = expiredCustomerTokens(sandbox);
+        const session = fleetClient(sandbox, store, { timeout: 200 }).forCustomer(tokens, { id: 'customer-3' });
+        const error = await session.customers.retrieve().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ConnectionError);
+        expect(sandbox.requests.count({ path: '/oauth/token' })).toBe(0);
+        expect(session.tokens.refresh_token).toBe(tokens.refresh_token);
+      }),
+    );
+  });
+
+  it('1. a stored set that cannot be read never lets the lock holder redeem an older refresh token: ConnectionError, no second grant', async () => {
+    const sandbox = newSandbox();
+    const store = new MemoryFleetStore();
+    const tokens = expiredCustomerTokens(sandbox);
+    // A refreshes and stores the rotated set; B's reads of that set come back as something that is no string.
+    const a = fleetClient(sandbox, store).forCustomer(tokens, { id: 'customer-8' });
+    await a.customers.retrieve();
+    const garbled = new Proxy(store, {
+      get(target, name) {
+        if (name === 'get') return (key: string) => (key.endsWith(':customer:customer-8') ? Promise.resolve(42 as never) : target.get(key));
+        const value = Reflect.get(target, name, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const b = fleetClient(sandbox, garbled, { timeout: 200 }).forCustomer(tokens, { id: 'customer-8' });
+    const error = await b.customers.retrieve().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(sandbox.requests.list({ path: '/oauth/token' }).map((r) => r.status)).toEqual([200]);
+    expect(b.consent.state).toBe('active');
+  });
+
   it('2. every value the SDK writes to Redis is sealed: GET of any SDK key shows no token, no JSON, no ciphertext', async () => {
     const sandbox = newSandbox();
     const prefix = 'sealed';
@@ -152,7 +197,47 @@ describe('fleet security (real redis-server)', () => {
   });
 });
 
+describe('caller-chosen parts of store keys (real redis-server)', () => {
+  it('4. an idempotency key is escaped in the ciphertext key: "order-7:lock" cannot name a lock or another key', async () => {
+    const sandbox = createSandbox({ clients: [{ clientId: 'app', clientSecret: SECRET }], cipher: aesGcmCipher(SECRET) });
+    const prefix = 'escaped-key';
+    const ob = fleetClient(sandbox, redisFleet(await connect(), { prefix }), { cipher: aesGcmCipher(SECRET) });
+    await ob.cards.create(card(), { idempotencyKey: 'order-7:lock' });
+    const probe = await connect();
+    expect(await probe.keys(`${prefix}:*ciphertext*`)).toEqual([`${prefix}:openbanking-ng:app:ciphertext:order-7%3Alock:card_default_pin`]);
+    // A retry with the key from a second client of the fleet re-sends the same bytes: the sandbox replays.
+    const again = await fleetClient(sandbox, redisFleet(await connect(), { prefix }), { cipher: aesGcmCipher(SECRET) }).cards.create(card(), { idempotencyKey: 'order-7:lock' }).withResponse();
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(sandbox.cards()).toHaveLength(1);
+  });
+});
+
 describe('a store asking for a wait', () => {
+  it('8. a take answer that cannot be read: the call goes on with the in-process budget, one warn line, refusals are RateLimitError', async () => {
+    for (const answer of [undefined, null, { granted: true, wait: 'soon' }, { granted: 1, wait: 0 }, { granted: false }, { granted: true, wait: -1 }]) {
+      const sandbox = newSandbox();
+      const store = new MemoryFleetStore();
+      store.take = () => Promise.resolve(answer as never);
+      const warns: string[] = [];
+      const ob = fleetClient(sandbox, store, {
+        rateLimit: { rate: 60, burst: 10, maxWait: 0 },
+        now: () => 1_000,
+        logger: { debug() {}, info() {}, warn: (message: string) => void warns.push(message), error() {} },
+        logLevel: 'warn',
+      });
+      const results = await Promise.allSettled(Array.from({ length: 12 }, () => ob.cards.create(card())));
+      // The in-process bucket: 10 units, one held back, no wait allowed: 9 leave, 3 are refused unsent.
+      expect(results.filter((r) => r.status === 'fulfilled'), JSON.stringify(answer)).toHaveLength(9);
+      for (const r of results.filter((r) => r.status === 'rejected')) {
+        expect((r as PromiseRejectedResult).reason).toBeInstanceOf(RateLimitError);
+        expect((r as PromiseRejectedResult).reason.retryAfter).toBeGreaterThan(0);
+      }
+      expect(sandbox.cards()).toHaveLength(9);
+      expect(warns, JSON.stringify(answer)).toHaveLength(1);
+      expect(warns[0]).toMatch(/shared store failed .*unreadable answer/);
+    }
+  });
+
   it('8. a wait the store asks for is capped at the limiter\'s maxWait', async () => {
     const sandbox = newSandbox();
     const hostile = new MemoryFleetStore();

@@ -4,13 +4,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { createClient } from 'redis';
 import { afterAll, beforeAll } from 'vitest';
 import type { WorkerTask } from './worker.js';
 
-export const REDIS_SERVER = '/usr/bin/redis-server';
+/** Debian's redis-server, else the first one on PATH (a newcomer's machine may keep it elsewhere). */
+export const REDIS_SERVER =
+  ['/usr/bin/redis-server', ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'redis-server'))].find((path) => existsSync(path)) ?? '/usr/bin/redis-server';
 // This folder, also when this file runs bundled from test/fleet/.build/ (the benchmark).
 const here = fileURLToPath(new URL('.', import.meta.url)).replace(/\.build\/$/, '');
 export const WORKER_BUNDLE = `${here}.build/worker.mjs`;
@@ -51,7 +54,7 @@ export interface TestRedis {
 }
 
 export async function startRedis(): Promise<TestRedis> {
-  if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: apt-get install -y redis-server`);
+  if (!existsSync(REDIS_SERVER)) throw new Error('redis-server is missing (neither /usr/bin/redis-server nor one on PATH): apt-get install -y redis-server');
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {

@@ -1,5 +1,6 @@
-import { computeSignature, type SignatureEncoding } from '../../core/signature.js';
+import type { SignatureEncoding } from '../../core/signature.js';
 import { type RouteHandler, type SandboxContext, safeEqual } from '../context.js';
+import { specSignature } from '../digest.js';
 import { checkFields, type FieldTable } from '../fields.js';
 import { canonicalJson } from '../idempotency.js';
 import { apiError, badRequest, tooManyRequests } from '../responses.js';
@@ -14,7 +15,7 @@ export interface AdmittedCall {
 /** Lower-case hex is hex in any case; base64 must match exactly. */
 async function signatureMatches(secret: string, key: string, presented: string, encodings: readonly SignatureEncoding[]): Promise<boolean> {
   for (const encoding of encodings) {
-    const expected = await computeSignature(secret, key, encoding);
+    const expected = await specSignature(secret, key, encoding);
     if (encoding === 'hex' ? safeEqual(expected, presented.toLowerCase()) : safeEqual(expected, presented)) return true;
   }
   return false;

@@ -1,6 +1,6 @@
-import { toBase64 } from '../../core/signature.js';
 import type { SandboxClient } from '../clients.js';
 import { KNOWN_SCOPES, type SandboxContext, safeEqual } from '../context.js';
+import { base64, sha256 } from '../digest.js';
 import { oauthError } from '../responses.js';
 
 /** Reads an `application/x-www-form-urlencoded` body; refuses other types and repeated parameters. */
@@ -44,8 +44,7 @@ export function unknownScopes(scopes: readonly string[]): string[] {
 
 /** PKCE S256: base64url of the SHA-256 of the verifier. */
 export async function s256(verifier: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
-  return toBase64(new Uint8Array(digest)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return base64(await sha256(verifier)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 /** `uri` with parameters added to its query (the way a callback is built). */
