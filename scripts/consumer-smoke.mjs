@@ -1,10 +1,10 @@
 // Packs the package, installs the tarball into an empty folder, and imports every entry point
 // there with both `import` and `require`, the way users load it.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { startRedis } from './redis-server.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -245,29 +245,6 @@ function runAsync(cmd, args, cwd) {
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('close', (code) => (code === 0 ? resolvePromise(stdout) : reject(Object.assign(new Error(`${cmd} ${args.join(' ')} exited ${code}`), { stdout, stderr }))));
   });
-}
-
-/** Debian's redis-server (or the first on PATH) on a free loopback port, with no persistence. */
-async function startRedis() {
-  const binary = ['/usr/bin/redis-server', ...(process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'redis-server'))].find((path) => existsSync(path));
-  if (!binary) throw new Error('redis-server is missing (apt-get install -y redis-server): /redis is checked against a real one');
-  const port = await new Promise((resolvePort, reject) => {
-    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address();
-      probe.close(() => resolvePort(free));
-    });
-  });
-  const child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  await new Promise((ready, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('Ready to accept connections')) ready();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${output}`)));
-  });
-  child.stdout.resume();
-  return { port, stop: () => new Promise((done) => (child.exitCode !== null ? done() : (child.once('exit', done), child.kill('SIGKILL')))) };
 }
 
 /** Process A of the /redis check (ESM, node-redis): serves the sandbox, then runs process B. */

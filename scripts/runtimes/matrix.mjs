@@ -12,8 +12,8 @@
 //   Node decrypts the runtime's ciphertexts, and the runtime's PKCE challenge is approved on the
 //   consent page and its verifier redeemed for a token.
 // - `/node` and `/otel` (one call recorded as spans with the OpenTelemetry SDK) run on every Node, Bun
-//   and Deno. `/redis` is tried on the same runtimes only when the
-//   packed package.json's exports map has `./redis` (the entry is not part of every release).
+//   and Deno. `/redis` (two clients sharing a fleet through node-redis on a real redis-server started
+//   here) is tried on the same runtimes only when the packed package.json's exports map has `./redis`.
 //   A failure on a runtime listed in NODE_ENTRIES_ON fails the run; the others are reported.
 // - workerd runs through Miniflare (which needs Node 22+, so it runs on the Node 22 of the matrix);
 //   the Worker is bundled by esbuild with the worker and browser conditions.
@@ -26,6 +26,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { startRedis } from '../redis-server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const here = import.meta.dirname;
@@ -73,8 +74,9 @@ function packAndInstall(work) {
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0', type: 'module' }));
   // With the optional peer of /otel and an OpenTelemetry SDK to record its spans, at the project's pins.
   const dev = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies;
+  // And node-redis, the user's Redis client that /redis is run with.
   const otel = ['@opentelemetry/api', '@opentelemetry/sdk-trace-base'].map((name) => `${name}@${dev[name]}`);
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...otel], { cwd: consumer });
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...otel, `redis@${dev.redis}`], { cwd: consumer });
   for (const file of ['probe.mjs', 'run-probe.mjs', 'worker.mjs', 'run-workerd.mjs']) copyFileSync(join(here, file), join(consumer, file));
   return { consumer, packed };
 }
@@ -158,6 +160,7 @@ async function crossCheck(result, server, sdk) {
 const work = mkdtempSync(join(tmpdir(), 'openbanking-ng-runtimes-'));
 const rows = [];
 let failed = false;
+let stopRedis;
 try {
   const t0 = performance.now();
   const dir = installRuntimes();
@@ -186,6 +189,9 @@ try {
   const sdk = { main: await importPacked('.'), node: extras.includes('node') ? await importPacked('./node') : undefined };
   const { startSandboxServer } = await importPacked('./testing');
   const workerBundle = await bundleWorker(consumer);
+  // /redis runs against a real redis-server, one for the whole matrix, each runtime under its own prefix.
+  const redis = extras.includes('redis') ? await startRedis() : undefined;
+  stopRedis = redis?.stop;
 
   for (const rt of runtimes) {
     const t = performance.now();
@@ -196,7 +202,7 @@ try {
     try {
       const result = await (rt.workerd
         ? probeIn(rt.command, ['run-workerd.mjs', pathToFileURL(join(dir, 'node_modules', 'miniflare', 'dist', 'src', 'index.js')).href, workerBundle, server.url], consumer)
-        : probeIn(rt.command, [...(rt.args ?? []), 'run-probe.mjs', server.url, extras.join(',')], consumer, rt.env));
+        : probeIn(rt.command, [...(rt.args ?? []), 'run-probe.mjs', server.url, extras.join(','), redis ? `redis://127.0.0.1:${redis.port}` : '', `runtime-${rt.id}`], consumer, rt.env));
       reported = rt.workerd ? `${rt.version}, workerd ${workerdVersion.replace(/^workerd\s*/, '')}` : result.runtime;
       checks = [...result.checks, ...(await crossCheck(result, server, sdk))];
     } catch (error) {
@@ -215,6 +221,7 @@ try {
   failed = true;
   console.error(error instanceof Error ? error.message : error);
 } finally {
+  await stopRedis?.();
   rmSync(work, { recursive: true, force: true });
 }
 
