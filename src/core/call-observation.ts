@@ -2,7 +2,7 @@ import type { RequestOptions } from './call-options.js';
 import type { CallStartEvent, CallTrace, ClientEventListener, ClientEventName, ClientEvents, GrantTrace, Hub, RetryReason, TokenGrant } from './event-types.js';
 import type { AttemptObserver, HttpMethod } from './http.js';
 import type { Lazy } from './lazy.js';
-import { isSecretField, maskKnown, redactHeaders } from './redact.js';
+import { maskText, REDACTED, redactHeaders } from './redact.js';
 
 // What one watched call emits, from its start to its end. Loaded with the first watched call; the
 // call's key comes from the request layer the transport already loads (`layer`).
@@ -19,32 +19,12 @@ const HIDDEN = '[redacted]';
 /** A header list for an event: secret headers (by name) read `[redacted]`, known secrets in other values masked. */
 function eventHeaders(headers: Headers): Record<string, string> {
   const out = redactHeaders(headers);
-  for (const name in out) if (out[name] === '[REDACTED]') out[name] = HIDDEN;
+  for (const name in out) if (out[name] === REDACTED) out[name] = HIDDEN;
   return out;
 }
 
-/** A URL for an event: secret query parameters (by name, as {@link isSecretField} judges it) read `[redacted]`, known secrets masked. */
-function eventUrl(url: string): string {
-  const at = url.indexOf('?');
-  if (at < 0) return maskKnown(url);
-  const query = url
-    .slice(at + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      return eq > 0 && isSecretField(decodeName(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${HIDDEN}` : pair;
-    });
-  return maskKnown(`${url.slice(0, at + 1)}${query.join('&')}`);
-}
-
-/** A query parameter's name as a form encodes it (`+` for a space), decoded; as written when malformed. */
-function decodeName(name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' '));
-  } catch {
-    return name;
-  }
-}
+/** A URL for an event: secret query parameters (by name) and known secrets masked, reading `[redacted]`. */
+const eventUrl = (url: string): string => maskText(url).replaceAll(REDACTED, HIDDEN);
 
 /** A listener or an instrumentation failed: one `warn` line, and the call goes on. */
 function failed(hub: Hub, name: string, error: unknown): void {
