@@ -53,9 +53,10 @@ export function checkCallOptions(options: RequestOptions | undefined, idempotenc
     else {
       const entries = options.headers instanceof Headers ? [...options.headers.entries()] : Object.entries(options.headers);
       for (const [name, value] of entries) {
+        const lower = name.toLowerCase();
         if (!HEADER_NAME.test(name)) issues.add(`headers.${name}`, 'is not a valid header name', 'invalid_format');
         else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) issues.add(`headers.${name}`, 'must be a string without line breaks', 'invalid_format');
-        else if (PROTECTED_HEADERS.has(name.toLowerCase()) || name.toLowerCase() === idempotencyHeader) issues.add(`headers.${name}`, 'is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', 'protected_header');
+        else if (PROTECTED_HEADERS.has(lower) || lower === idempotencyHeader) issues.add(`headers.${name}`, 'is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', 'protected_header');
       }
     }
   }

@@ -143,9 +143,10 @@ export class OperationRunner {
 
 /** The path parameters, by name, through the operation's published `params` schema. */
 async function paramIssues(op: OperationDeclaration, schemas: OperationSchemas, params: readonly unknown[]): Promise<ValidationIssue[]> {
+  if (schemas.params === undefined) return [];
   const named = Object.fromEntries(op.params.map((name, i) => [name, params[i]]));
-  const checked = schemas.params?.safeParse(named);
-  return checked && !checked.success ? issuesOf(checked.error, named) : [];
+  const checked = schemas.params.safeParse(named);
+  return checked.success ? [] : issuesOf(checked.error, named);
 }
 
 const NO_BEARER: BearerSource = {
