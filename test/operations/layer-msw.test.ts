@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { OPERATION_SCOPES, OpenBanking, ValidationError, type CustomerSession } from '../../src/index.js';
+import { DEFAULT_HEADER_NAMES, OPERATION_SCOPES, OpenBanking, ValidationError, type CustomerSession } from '../../src/index.js';
 import { AUTH, BASE, CLIENT_ID, http, HttpResponse, type Recorded, SECRET, testClient, tokenHandler, useMsw, validCard } from '../support/msw.js';
 
 const server = useMsw();
@@ -330,6 +330,11 @@ describe('transport details through the layer', () => {
 });
 
 describe('header names (OPERATIONS.md Q10)', () => {
+  it('DEFAULT_HEADER_NAMES, exported, names the API reference spellings and cannot be changed', () => {
+    expect(DEFAULT_HEADER_NAMES).toEqual({ idempotencyKey: 'idempotency-key', connectionId: 'connection-id' });
+    expect(Object.isFrozen(DEFAULT_HEADER_NAMES)).toBe(true);
+  });
+
   it('default to the API reference spellings, idempotency-key and connection-id', async () => {
     const { state, seen, session } = setup();
     server.use(tokenHandler(state), gateway(seen, answers));
