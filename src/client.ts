@@ -15,7 +15,7 @@ import type { ClientEventListener, ClientEventName } from './core/event-types.js
 import { CustomerSession } from './customer-session.js';
 import { ValidationError } from './errors/index.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
+import { OPERATION_SCOPES, type OperationName, templateOfPath } from './resources/operations.js';
 import { Namespaces } from './resources/namespaces.js';
 import { OperationRunner } from './resources/runner.js';
 
@@ -284,7 +284,8 @@ function clientBearer(state: ClientState, scopes: readonly Scope[]): BearerSourc
 
 /** `request` parameters through the pipeline with the given token source; the checks load with the first. */
 function send<Data>(state: ClientState, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data> {
-  return makeAPIPromise(import('./core/request-params.js').then((parts) => parts.sendRequest(state.transport, params, options, bearer)) as Promise<WithResponse<Data>>);
+  const urlTemplate = typeof params?.urlTemplate === 'string' ? params.urlTemplate : templateOfPath(params?.method, params?.path);
+  return makeAPIPromise(import('./core/request-params.js').then((parts) => parts.sendRequest(state.transport, params, options, bearer, urlTemplate)) as Promise<WithResponse<Data>>);
 }
 
 /** The scopes named by `params.scope`, as a list (the parameters are checked when the call runs). */

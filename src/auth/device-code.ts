@@ -103,17 +103,19 @@ export async function pollDeviceAuthorization(ctx: GrantContext, poll: DevicePol
   const expiresIn = poll.authorization?.expires_in;
   const deadline =
     typeof expiresIn === 'number' && poll.authorization ? (receivedAt.get(poll.authorization) ?? ctx.now()) + expiresIn * 1000 : undefined;
+  const expired = () => new OAuthError('expired_token', 'the device code expired before the customer answered; request a new one');
   let interval = poll.interval;
   for (;;) {
+    // Never sleep past the code's expiry: a wait that would end after it ends at it.
+    const left = deadline === undefined ? Number.POSITIVE_INFINITY : deadline - ctx.now();
+    if (left <= 0) throw expired();
     try {
-      await poll.sleep(interval * 1000, signal);
+      await poll.sleep(Math.min(interval * 1000, left), signal);
     } catch {
       throw new AbortError('device code polling: aborted');
     }
     if (signal?.aborted) throw new AbortError('device code polling: aborted');
-    if (deadline !== undefined && ctx.now() >= deadline) {
-      throw new OAuthError('expired_token', 'the device code expired before the customer answered; request a new one');
-    }
+    if (interval * 1000 >= left || (deadline !== undefined && ctx.now() >= deadline)) throw expired();
     try {
       return await runGrant(
         'device code grant',

@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api.js';
 import { OpenBankingError, withIdempotencyKey } from '../errors/base.js';
 import { AbortError, ConnectionError, TimeoutError } from '../errors/local.js';
 import type { PipelineConfig } from './config.js';
+import type { CallSecrets } from './redact.js';
 import { type AttemptObserver, type BearerSource, type CallLimiter, type Exchange, type HttpMethod, renewalBackoff, send } from './http.js';
 import { describeNetworkFailure, parseJson, redirectMessage, scrubCause } from './response.js';
 
@@ -24,8 +25,8 @@ export interface PreparedCall {
   maxRetries: number;
   bearer: BearerSource;
   limiter: CallLimiter | undefined;
-  /** Body fields the caller declared secret: redacted from logs and errors with the SDK's own. */
-  secretFields?: readonly string[] | undefined;
+  /** The call's secret fields and the secret values it sent: redacted from logs and errors with the SDK's own. */
+  secrets?: CallSecrets | undefined;
   /** The call's events, when somebody watches. */
   observe?: AttemptObserver | undefined;
 }
@@ -54,7 +55,7 @@ export async function sendApiCall(o: PipelineConfig, call: PreparedCall): Promis
     limiter: call.limiter,
     bearer: call.bearer,
     payload: call.payload,
-    secretFields: call.secretFields,
+    secrets: call.secrets,
     observe: call.observe,
     refuseRedirect: (response) =>
       ApiError.from({ status: response.status, body: undefined, rawBody: '', headers: response.headers, idempotencyKey, message: redirectMessage(response, 'The API') }),
@@ -77,7 +78,7 @@ function apiFailure(failure: unknown, ex: Exchange): unknown {
   if (isHTTPError(failure)) {
     const { response } = failure;
     const text = ex.text ?? '';
-    const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: ex.now(), secretFields: ex.secretFields });
+    const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: ex.now(), secretFields: ex.secrets?.fields, secretValues: ex.secrets?.values });
     if (ex.freshRefused && ex.bearer) {
       const wait = Math.round(renewalBackoff(ex.bearer, ex.now).wait / 1000);
       error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;

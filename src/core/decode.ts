@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import { ResponseValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Envelope } from './api-promise.js';
 import { Lazy } from './lazy.js';
+import type { CallSecrets } from './redact.js';
 
 /**
  * zod's issues in the SDK's words (core/zod-issues.ts). Only a failed check needs them, so they
@@ -39,10 +40,10 @@ export async function decodeSuccess(
   envelope: boolean,
   schemas: ResponseSchemas | undefined,
   idempotencyKey: string,
-  secretFields?: readonly string[],
+  secrets?: CallSecrets,
 ): Promise<Decoded> {
   const schema = schemas?.response;
-  const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey, secretFields });
+  const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey, secretFields: secrets?.fields, secretValues: secrets?.values });
   if (text.trim() === '') {
     if (envelope || schema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
     return { data: undefined, envelope: undefined };

@@ -2,7 +2,7 @@ import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHoo
 import { OpenBankingError } from '../errors/base.js';
 import { AbortError, ResponseTooLargeError } from '../errors/local.js';
 import type { LeveledLogger } from './logger.js';
-import { redactHeaders, redactText } from './redact.js';
+import { type CallSecrets, redactHeaders, redactText } from './redact.js';
 import { RenewalBackoff } from './renewal-backoff.js';
 import { isRedirect, scrubCause } from './response.js';
 import { backoffDelay, parseRetryAfterMs, RETRY_STATUSES, type Sleep } from './retry-timing.js';
@@ -70,8 +70,8 @@ export interface Exchange {
   refuseRedirect: (response: Response) => Error;
   /** The body sent, for the debug log (redacted there). */
   payload?: string | undefined;
-  /** Body fields the caller declared secret: redacted from logs and errors with the SDK's own. */
-  secretFields?: readonly string[] | undefined;
+  /** The call's secret fields and the secret values it sent: redacted from logs and errors with the SDK's own. */
+  secrets?: CallSecrets | undefined;
   // What the attempts learn.
   token?: string;
   renewals?: number;
@@ -272,7 +272,7 @@ function logAttempt(ex: Exchange, request: Request, status: number | string): vo
     idempotencyKey,
     elapsedMs: ex.now() - (ex.started ?? ex.now()),
     headers: redactHeaders(request.headers),
-    ...(payload === undefined ? {} : { body: redactText(payload, ex.secretFields) }),
+    ...(payload === undefined ? {} : { body: redactText(payload, ex.secrets) }),
   });
 }
 

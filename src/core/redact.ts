@@ -2,34 +2,32 @@
 export const REDACTED = '[REDACTED]';
 
 /** Words that make a field secret wherever they stand in its name (`transaction_pin`, `accessToken`). */
-const SECRET_WORDS: ReadonlySet<string> = new Set(['pin', 'cvv', 'cvv2', 'pan', 'otp', 'bvn', 'password', 'secret', 'token']);
+const SECRET_WORDS: ReadonlySet<string> = new Set(['pin', 'cvv', 'cvv2', 'cvc', 'pan', 'otp', 'bvn', 'password', 'passcode', 'secret', 'token', 'signature', 'assertion']);
 
-/** Whole names that are secret although no word of theirs is (`code` only in a grant's form). */
-export const SECRET_FIELDS: ReadonlySet<string> = new Set([
-  'card_number',
-  'code_verifier',
-  'code',
-  'user_code',
-  'device_code',
-  'x-api-key',
-  'api_key',
-]);
+/** Words long enough to be secret inside a name written without separators (`ACCESSTOKEN`). */
+const LONG_SECRET_WORDS: readonly string[] = [...SECRET_WORDS].filter((word) => word.length > 4);
+
+/** Secret as two adjacent words or within a name once `_`, `-` and case are gone (`apiKey`, `CARDNUMBER`). */
+const SECRET_COMPOUNDS: readonly string[] = ['apikey', 'accesskey', 'privatekey', 'cardnumber', 'securitycode', 'codeverifier', 'devicecode', 'usercode'];
 
 /** Header names whose values are always redacted. */
-export const SECRET_HEADERS: ReadonlySet<string> = new Set([
-  'authorization',
-  'signature',
-  'cookie',
-  'set-cookie',
-  'proxy-authorization',
-  'x-api-key',
-]);
+const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'signature', 'cookie', 'set-cookie', 'proxy-authorization']);
 
 /** How deep redaction walks; whatever lies deeper is dropped, never printed. */
 export const REDACT_DEPTH = 32;
 
+/**
+ * What one call knows to be secret beyond the SDK's names: body fields the caller declared
+ * (`secretFields`), and the secret values it sent (plaintext and ciphertext), masked wherever its
+ * answer quotes them as a whole token.
+ */
+export interface CallSecrets {
+  readonly fields?: readonly string[] | undefined;
+  readonly values?: readonly string[] | undefined;
+}
+
 /** The words of a field name, split at `_`, `-`, `.`, spaces and camelCase, lower case. */
-export function nameWords(name: string): string[] {
+function nameWords(name: string): string[] {
   return name
     .replace(/([a-z\d])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
@@ -39,92 +37,333 @@ export function nameWords(name: string): string[] {
 }
 
 /**
- * True when a field of this name holds a secret: a word of its name is a secret word, the whole
- * name is a known secret, or the caller listed it in `extra` (a call's `secretFields`). `code` is
- * secret only in a grant's form (`form`), since elsewhere it is an error code.
+ * True when a field of this name holds a secret (DESIGN "redaction"): the name, with `_`, `-` and
+ * case removed, has a secret word or compound, or the caller listed it. `code` is secret only in a
+ * grant's form (`form`), since elsewhere it is an error code.
  */
-export function isSecretField(name: string, extra?: readonly string[], form = false): boolean {
-  const lower = name.toLowerCase();
-  if (lower === 'code') return form;
-  if (SECRET_FIELDS.has(lower) || extra?.includes(name)) return true;
-  return nameWords(name).some((word) => SECRET_WORDS.has(word));
+export function isSecretField(name: string, fields?: readonly string[], form = false): boolean {
+  if (fields?.includes(name)) return true;
+  const flat = name.toLowerCase().replace(/[\s_.-]+/g, '');
+  if (flat === 'code') return form;
+  if (SECRET_COMPOUNDS.some((compound) => flat.includes(compound)) || LONG_SECRET_WORDS.some((word) => flat.includes(word))) return true;
+  const words = nameWords(name);
+  // A name in one piece (`CARDPIN`) may end or begin with a short secret word.
+  if (words.length === 1) return SECRET_WORDS.has(flat) || [...SECRET_WORDS].some((word) => flat.endsWith(word) || flat.startsWith(word));
+  return words.some((word) => SECRET_WORDS.has(word));
+}
+
+/** True for a secret header: `authorization`, `signature`, cookies, or a name holding a secret word (`x-hmac-signature`, `api-key`). */
+export function isSecretHeader(name: string): boolean {
+  return SECRET_HEADERS.has(name.toLowerCase()) || isSecretField(name);
 }
 
 /**
- * Deep copy of a JSON-like value with every secret field replaced by {@link REDACTED}; `extra`
- * names more secret fields. Anything deeper than {@link REDACT_DEPTH} is replaced too.
+ * Deep copy of a JSON-like value with every secret field replaced by {@link REDACTED}, and every
+ * string masked by {@link maskText}. Anything deeper than {@link REDACT_DEPTH} is replaced too.
  */
-export function redactValue(value: unknown, extra?: readonly string[], depth = 0): unknown {
-  if (typeof value === 'string') return maskKnown(value);
+export function redactValue(value: unknown, secrets?: CallSecrets, depth = 0): unknown {
+  if (typeof value === 'string') return maskText(value, secrets);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= REDACT_DEPTH) return REDACTED;
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, extra, depth + 1));
-  // Members are defined, never assigned: a server's `__proto__` member stays plain data and
-  // cannot become the copy's prototype.
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets, depth + 1));
+  // Members are defined, never assigned: a server's `__proto__` member stays plain data.
   const out: Record<string, unknown> = {};
   // `code` is an OAuth authorization code next to OAuth members, but an error code elsewhere.
   const form = 'grant_type' in value || 'redirect_uri' in value || 'state' in value || 'code_verifier' in value;
   for (const [key, item] of Object.entries(value)) {
-    // A server's free text (`message`, `error_description`) may quote a secret: masked too.
-    const redacted = isSecretField(key, extra, form) ? REDACTED : typeof item === 'string' && TEXT_MEMBER.test(key.toLowerCase()) ? maskText(item, extra) : redactValue(item, extra, depth + 1);
+    const redacted = isSecretField(key, secrets?.fields, form) ? REDACTED : redactValue(item, secrets, depth + 1);
     Object.defineProperty(out, key, { value: redacted, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
+/** A response or request text with its secrets masked: {@link maskText}, under the name raw bodies are read by. */
+export const redactText = (text: string, secrets?: CallSecrets): string => maskText(text, secrets);
+
 /**
- * Redacts a raw response or request text: JSON without a secret is returned unchanged, JSON with
- * one is parsed and re-serialised with its secrets replaced, and any other text (a form body,
- * truncated JSON, prose) has its secret members and parameters masked.
+ * Masks every secret in any text, whatever its shape, in one scan: JSON members whose (decoded)
+ * name is secret, duplicates and escapes included; `name: value` and `name=value` pairs in other
+ * text; then the values the SDK remembers and the values the call sent. Text without a secret is
+ * returned as it came, byte for byte.
  */
-export function redactText(text: string, extra?: readonly string[]): string {
+export function maskText(text: string, secrets?: CallSecrets): string {
   if (text === '') return text;
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      const parsed: unknown = JSON.parse(text);
-      const redacted = JSON.stringify(redactValue(parsed, extra));
-      // Nothing secret in it: the text as it came, byte for byte (spacing, key order, number forms).
-      return redacted === JSON.stringify(parsed) ? text : redacted;
-    } catch {
-      // fall through: malformed or truncated JSON is masked textually below
+  return maskCallValues(known.mask(maskStructure(text, secrets?.fields)), secrets?.values);
+}
+
+/** A bare name and its separator (`name: `, `name=`). */
+const PAIR = /(?<![\w.-])([A-Za-z][\w.-]{0,99})[ \t]*([:=])[ \t]*/g;
+/** Where a bare pair's value ends. */
+const PAIR_VALUE_END = /[\s,;&?)}\]"]/g;
+/** A bare name and its separator just before a quoted value: `pin="…"`. */
+const PAIR_BEFORE_QUOTE = /(?:^|[^\w.-])([A-Za-z][\w.-]{0,99})[ \t]*[:=][ \t]*$/;
+
+/** Text outside JSON strings: the values of its secret `name: value` / `name=value` pairs masked (`code=` only in a form or URL). */
+function maskPairs(text: string, fields: readonly string[] | undefined): string {
+  if (!text.includes('=') && !text.includes(':')) return text;
+  let out = '';
+  let kept = 0;
+  PAIR.lastIndex = 0;
+  for (let pair = PAIR.exec(text); pair !== null; pair = PAIR.exec(text)) {
+    const [, name, separator] = pair as unknown as [string, string, string];
+    const pre = text[pair.index - 1]; // a form's or URL's parameter starts the text or follows `&` or `?`
+    if (!isSecretField(name, fields, separator === '=' && (pre === undefined || pre === '&' || pre === '?'))) continue;
+    const start = PAIR.lastIndex;
+    PAIR_VALUE_END.lastIndex = start;
+    const end = PAIR_VALUE_END.exec(text)?.index ?? text.length;
+    if (end === start) continue;
+    out += text.slice(kept, start) + REDACTED;
+    kept = PAIR.lastIndex = end;
+  }
+  return kept === 0 ? text : out + text.slice(kept);
+}
+
+/** The index just past the JSON string literal opening at `start` (or the end of a cut-off text). */
+function stringEnd(text: string, start: number): number {
+  let at = start + 1;
+  for (;;) {
+    const quote = text.indexOf('"', at);
+    if (quote === -1) return text.length;
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === 92) slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    at = quote + 1;
+  }
+}
+
+/** The index just past the JSON value starting at `start`: a string, a balanced object or array, or a literal. */
+function valueEnd(text: string, start: number): number {
+  const first = text[start];
+  if (first === '"') return stringEnd(text, start);
+  if (first !== '{' && first !== '[') {
+    const stop = /[\s,}\]]/g;
+    stop.lastIndex = start;
+    return stop.exec(text)?.index ?? text.length;
+  }
+  let depth = 0;
+  for (let at = start; at < text.length; at++) {
+    const c = text[at];
+    if (c === '"') at = stringEnd(text, at) - 1;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0) return at + 1;
+  }
+  return text.length;
+}
+
+/** The name a JSON key literal stands for, escapes decoded (`"card\u005fnumber"`). */
+function keyName(literal: string): string {
+  const inner = literal.endsWith('"') && literal.length > 1 ? literal.slice(1, -1) : literal.slice(1);
+  if (!inner.includes('\\')) return inner;
+  try {
+    return JSON.parse(`"${inner}"`) as string;
+  } catch {
+    return inner.replace(/\\/g, '');
+  }
+}
+
+/** A JSON string value: free text, masked within (escaped JSON inside it included). */
+function maskLiteral(literal: string, fields: readonly string[] | undefined): string {
+  if (!literal.includes('\\')) return maskPairs(literal, fields);
+  try {
+    const decoded = JSON.parse(literal) as string;
+    const masked = maskStructure(decoded, fields);
+    return masked === decoded ? literal : JSON.stringify(masked);
+  } catch {
+    return maskPairs(literal, fields);
+  }
+}
+
+/** Where, in `text[from, to)`, a container opens past {@link REDACT_DEPTH} (`depth` is updated), or -1. */
+function tooDeep(text: string, from: number, to: number, depth: { open: number }): number {
+  for (let at = from; at < to; at++) {
+    const c = text.charCodeAt(at);
+    if (c === 123 || c === 91) {
+      if (depth.open >= REDACT_DEPTH) return at;
+      depth.open++;
+    } else if ((c === 125 || c === 93) && depth.open > 0) depth.open--;
+  }
+  return -1;
+}
+
+/**
+ * One pass over `text`: secret JSON members and secret pairs masked, what lies deeper than
+ * {@link REDACT_DEPTH} dropped, everything else kept as it is.
+ */
+function maskStructure(text: string, fields: readonly string[] | undefined): string {
+  if (!text.includes('"') && !text.includes('{') && !text.includes('[')) return maskPairs(text, fields);
+  let out = '';
+  let kept = 0; // text[kept..] is not yet copied to `out`
+  let at = 0;
+  const depth = { open: 0 };
+  const replace = (from: number, to: number, by: string) => {
+    out += text.slice(kept, from) + by;
+    kept = to;
+  };
+  while (at < text.length) {
+    const quote = text.indexOf('"', at);
+    const gapEnd = quote === -1 ? text.length : quote;
+    const deep = tooDeep(text, at, gapEnd, depth);
+    const gap = text.slice(at, deep === -1 ? gapEnd : deep);
+    const gapMasked = maskPairs(gap, fields);
+    if (gapMasked !== gap) replace(at, at + gap.length, gapMasked);
+    if (deep !== -1) {
+      at = valueEnd(text, deep);
+      replace(deep, at, `"${REDACTED}"`);
+      continue;
+    }
+    if (quote === -1) break;
+    const end = stringEnd(text, quote);
+    let next = end;
+    while (next < text.length && /\s/.test(text[next]!)) next++;
+    if (text[next] === ':') {
+      // A key: its value is masked whole when the name is secret.
+      let value = next + 1;
+      while (value < text.length && /\s/.test(text[value]!)) value++;
+      if (isSecretField(keyName(text.slice(quote, end)), fields) && value < text.length) {
+        at = valueEnd(text, value);
+        replace(value, at, `"${REDACTED}"`);
+      } else at = value;
+      continue;
+    }
+    // A quoted value after a bare secret name (`pin="1234"`), or any other string: free text.
+    const literal = text.slice(quote, end);
+    const pair = PAIR_BEFORE_QUOTE.exec(gap);
+    const masked = pair && isSecretField(pair[1]!, fields) ? `"${REDACTED}"` : maskLiteral(literal, fields);
+    if (masked !== literal) replace(quote, end, masked);
+    at = end;
+  }
+  return kept === 0 ? text : out + text.slice(kept);
+}
+
+/**
+ * What a call knows to be secret: its declared `fields`, and the values of every secret field of
+ * the bodies it sent (the plaintext and the ciphertext), with its `signature`.
+ */
+export function sentSecrets(fields: readonly string[] | undefined, bodies: readonly unknown[], signature: string): CallSecrets {
+  const values = new Set<string>([signature]);
+  const collect = (value: unknown, secret: boolean, depth: number): void => {
+    if (depth > REDACT_DEPTH) return;
+    if (typeof value === 'string' || typeof value === 'number') {
+      if (secret) values.add(String(value));
+    } else if (Array.isArray(value)) {
+      for (const item of value) collect(item, secret, depth + 1);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) collect(item, secret || isSecretField(key, fields), depth + 1);
+    }
+  };
+  for (const body of bodies) collect(body, false, 0);
+  return { fields, values: [...values] };
+}
+
+/** True when the character code is a letter or a digit (ASCII): what bounds a whole token. */
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/** `text` with each of the call's sent secret values masked where it stands as a whole token. */
+function maskCallValues(text: string, values: readonly string[] | undefined): string {
+  if (!values || values.length === 0) return text;
+  let out = text;
+  for (const value of values) {
+    if (value.length < 3 || !out.includes(value)) continue;
+    let result = '';
+    let kept = 0;
+    for (let at = out.indexOf(value); at !== -1; at = out.indexOf(value, at + 1)) {
+      if (at < kept || isWordChar(out.charCodeAt(at - 1)) || isWordChar(out.charCodeAt(at + value.length))) continue;
+      result += out.slice(kept, at) + REDACTED;
+      kept = at + value.length;
+    }
+    if (kept > 0) out = result + out.slice(kept);
+  }
+  return out;
+}
+
+/** Work done by the matcher of remembered secrets: passes over texts, and candidate comparisons. */
+export const redactionWork = { passes: 0, comparisons: 0 };
+
+const ANCHOR = 8; // remembered secrets are at least this long: a rolling hash of their first 8 characters finds them
+const BASE = 31;
+const BASE_TOP = Array.from({ length: ANCHOR - 1 }).reduce<number>((power) => Math.imul(power, BASE), 1);
+
+function anchorHash(text: string, at: number): number {
+  let hash = 0;
+  for (let i = at; i < at + ANCHOR; i++) hash = (Math.imul(hash, BASE) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+/**
+ * The secret values the SDK holds (client secrets, tokens, code verifiers, signatures it sent),
+ * masked wherever they appear in text. One rolling-hash pass finds them, so masking costs the
+ * same whether it remembers none or a thousand. Bounded per kind: the oldest leave first.
+ */
+class RememberedSecrets {
+  readonly #kinds = new Map<string, Set<string>>();
+  readonly #byAnchor = new Map<number, string[]>();
+  #filter: Uint16Array | undefined;
+
+  remember(kind: string, value: unknown, limit: number): void {
+    if (typeof value !== 'string' || value.length < ANCHOR) return;
+    let set = this.#kinds.get(kind);
+    if (set === undefined) this.#kinds.set(kind, (set = new Set()));
+    if (set.delete(value)) return void set.add(value);
+    set.add(value);
+    this.#index(value, 1);
+    if (set.size > limit) {
+      const oldest = set.values().next().value!;
+      set.delete(oldest);
+      this.#index(oldest, -1);
     }
   }
-  return maskText(text, extra);
+
+  #index(value: string, change: 1 | -1): void {
+    const hash = anchorHash(value, 0);
+    const list = this.#byAnchor.get(hash) ?? [];
+    if (change === 1) list.push(value);
+    else list.splice(list.indexOf(value), 1);
+    list.sort((a, b) => b.length - a.length);
+    if (list.length === 0) this.#byAnchor.delete(hash);
+    else this.#byAnchor.set(hash, list);
+    this.#filter ??= new Uint16Array(1 << 16);
+    this.#filter[(hash ^ (hash >>> 16)) & 0xffff]! += change;
+  }
+
+  mask(text: string): string {
+    const filter = this.#filter;
+    if (filter === undefined || this.#byAnchor.size === 0 || text.length < ANCHOR) return text;
+    redactionWork.passes++;
+    let out = '';
+    let kept = 0;
+    let hash = anchorHash(text, 0);
+    for (let at = 0; ; at++) {
+      if (at >= kept && filter[(hash ^ (hash >>> 16)) & 0xffff] !== 0) {
+        for (const value of this.#byAnchor.get(hash) ?? []) {
+          redactionWork.comparisons++;
+          if (!text.startsWith(value, at)) continue;
+          out += text.slice(kept, at) + REDACTED;
+          kept = at + value.length;
+          break;
+        }
+      }
+      if (at + ANCHOR >= text.length) break;
+      hash = (Math.imul(hash - Math.imul(text.charCodeAt(at), BASE_TOP), BASE) + text.charCodeAt(at + ANCHOR)) | 0;
+    }
+    return kept === 0 ? text : out + text.slice(kept);
+  }
 }
 
-/** Members whose string value is a server's free text, masked by {@link maskText}. */
-const TEXT_MEMBER = /message|description/;
+const known = new RememberedSecrets();
 
-/** A JSON member (`"name": value`) and a form or prose parameter (`name=value`). */
-const JSON_MEMBER = /("([^"\\]{1,100})"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/g;
-const PARAMETER = /(^|[&?\s,;(])([\w.-]{1,100})=([^&\s,;)]*)/g;
+/** Registers a client secret or code verifier (8 characters or more) to be masked in any text. */
+export const rememberSecret = (value: unknown): void => known.remember('secret', value, 64);
+/** Registers a token (8 characters or more) to be masked in any text. */
+export const rememberToken = (value: unknown): void => known.remember('token', value, 512);
+/** Registers a `signature` the client sent: an offline oracle for the client secret, masked in any text. */
+export const rememberSignature = (value: unknown): void => known.remember('signature', value, 512);
 
-/**
- * Masks secret JSON-looking members and `name=value` parameters in any text (names judged by
- * {@link isSecretField}; `code=` only in a form body), and every secret value the SDK knows of.
- */
-export function maskText(text: string, extra?: readonly string[]): string {
-  const out = text
-    .replace(JSON_MEMBER, (all, head: string, name: string) => (isSecretField(name, extra) ? `${head}"${REDACTED}"` : all))
-    // `code=` in prose is usually an error code: only a form's or a URL's `code` parameter is an OAuth code.
-    .replace(PARAMETER, (all, pre: string, name: string) => (isSecretField(name, extra, pre === '' || pre === '&' || pre === '?') ? `${pre}${name}=${REDACTED}` : all));
-  return maskKnown(out);
-}
-
-/** True for a secret header: one of {@link SECRET_HEADERS}, or a name with a secret word (`x-session-token`). */
-export function isSecretHeader(name: string): boolean {
-  return SECRET_HEADERS.has(name.toLowerCase()) || isSecretField(name);
-}
-
-/** Plain object of headers with the secret ones replaced by {@link REDACTED}. */
+/** A plain object of headers with the secret ones replaced by {@link REDACTED}, known secrets masked in the rest. */
 export function redactHeaders(headers: Headers | Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!headers) return out;
   const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
-  for (const [name, value] of entries) {
-    out[name] = isSecretHeader(name) ? REDACTED : maskKnown(value);
-  }
+  for (const [name, value] of entries) out[name] = isSecretHeader(name) ? REDACTED : known.mask(value);
   return out;
 }
 
@@ -137,38 +376,4 @@ export function withoutSecretHeaders(headers: Headers): Headers {
     copy.set(name, REDACTED);
   }
   return copy ?? headers;
-}
-
-// Secret values the SDK holds (client secrets, tokens, code verifiers), masked wherever they
-// appear in text: a custom fetch's error may quote them outside any named member. Bounded: the
-// oldest tokens leave first, client secrets stay while fewer than SECRETS_KEPT clients exist.
-const SECRETS_KEPT = 64;
-const TOKENS_KEPT = 512;
-let secrets: Set<string> | undefined;
-let tokens: Set<string> | undefined;
-
-function remember(set: Set<string>, value: string, limit: number): void {
-  set.delete(value);
-  set.add(value);
-  if (set.size > limit) set.delete(set.values().next().value!);
-}
-
-/** Registers a client secret or code verifier (8 characters or more) to be masked in any text. */
-export function rememberSecret(value: unknown): void {
-  if (typeof value === 'string' && value.length >= 8) remember((secrets ??= new Set()), value, SECRETS_KEPT);
-}
-
-/** Registers a token (8 characters or more) to be masked in any text. */
-export function rememberToken(value: unknown): void {
-  if (typeof value === 'string' && value.length >= 8) remember((tokens ??= new Set()), value, TOKENS_KEPT);
-}
-
-/** `text` with every registered secret value replaced by {@link REDACTED}. */
-export function maskKnown(text: string): string {
-  if (text.length < 8 || (secrets === undefined && tokens === undefined)) return text;
-  let out = text;
-  for (const set of [secrets, tokens]) {
-    if (set) for (const value of set) if (out.includes(value)) out = out.split(value).join(REDACTED);
-  }
-  return out;
 }

@@ -31,8 +31,9 @@ export interface RequestParams {
    */
   secretFields?: readonly string[];
   /**
-   * How events and traces name the path (`url.template`), e.g. `/loans/{loan_id}` for a path that
-   * carries a customer's values. Default: `path` as given.
+   * How events, traces and metrics name the path (`url.template`), e.g. `/loans/{loan_id}` for a
+   * path that carries a customer's values. Default: the template of the typed operation the path
+   * matches, else `/{path}`: the path itself never becomes a name.
    */
   urlTemplate?: string;
 }
@@ -95,9 +96,8 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
  * pipeline with the given token source. Loaded with the first of them (`client.ts`): typed
  * operations never need these checks.
  */
-export function sendRequest(transport: Transport, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): Promise<WithResponse<unknown>> {
+export function sendRequest(transport: Transport, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource, urlTemplate: string): Promise<WithResponse<unknown>> {
   const secretRequestFields = Array.isArray(params?.secretFields) ? params.secretFields : DEFAULT_REQUEST_SECRET_FIELDS;
-  const urlTemplate = typeof params?.urlTemplate === 'string' ? params.urlTemplate : params?.path;
   return transport.send({ method: params?.method, path: params?.path, query: params?.query, body: params?.body, secretRequestFields, bearer, name: 'request', urlTemplate }, options, () => {
     const issues = checkRequestParams(params);
     if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);

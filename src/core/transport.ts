@@ -10,6 +10,7 @@ import { FieldCrypto } from './field-crypto.js';
 import type { BearerSource, HttpMethod } from './http.js';
 import { jsonIssues, nonPlainObjects } from './json-body.js';
 import { Lazy } from './lazy.js';
+import { rememberSignature, sentSecrets } from './redact.js';
 import { computeSignature } from './signature.js';
 
 export type { RequestOptions } from './call-options.js';
@@ -104,9 +105,11 @@ export class Transport {
     const sent = await this.#crypto.encryptRequest(body, op.secretRequestFields, idempotencyKey);
     const payload = sent === undefined ? undefined : JSON.stringify(sent);
 
-    // 3. The signature: once per logical call.
+    // 3. The signature: once per logical call, masked wherever a text quotes it.
     const signed = computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
     const signature = typeof signed === 'string' ? signed : await signed; // Node hashes synchronously: no microtask hop
+    rememberSignature(signature);
+    const secrets = sentSecrets(op.secretRequestFields, [body, sent], signature);
 
     // 4. Send through ky: token, rate budget, retries with the same key and bytes, 401 renewal.
     const limiter = o.limiter && (o.limiter.value ?? (await o.limiter.load()));
@@ -122,12 +125,12 @@ export class Transport {
       maxRetries: call.maxRetries ?? o.maxRetries,
       bearer: op.bearer,
       limiter,
-      secretFields: op.secretRequestFields,
+      secrets,
       observe,
     });
 
     // 5. Decode, validate, decrypt.
-    const decoded = await decodeSuccess(response, text, op.envelope === true, op.schemas, idempotencyKey, op.secretRequestFields);
+    const decoded = await decodeSuccess(response, text, op.envelope === true, op.schemas, idempotencyKey, secrets);
     await this.#crypto.decryptResponse(decoded.data, op.secretResponseFields, idempotencyKey);
     return { data: decoded.data, envelope: decoded.envelope, response, idempotencyKey };
   }

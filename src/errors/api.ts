@@ -1,4 +1,4 @@
-import { redactHeaders, redactText, redactValue, withoutSecretHeaders } from '../core/redact.js';
+import { type CallSecrets, redactHeaders, redactText, redactValue, withoutSecretHeaders } from '../core/redact.js';
 import { parseRetryAfterMs } from '../core/retry-timing.js';
 import { guard, OpenBankingError } from './base.js';
 
@@ -32,6 +32,8 @@ export interface ApiErrorInit {
   now?: number | undefined;
   /** More body fields to redact: the call's secret fields. */
   secretFields?: readonly string[] | undefined;
+  /** The secret values the call sent (plaintext and ciphertext): masked wherever the answer quotes them. */
+  secretValues?: readonly string[] | undefined;
 }
 
 /**
@@ -63,7 +65,7 @@ export class ApiError extends OpenBankingError {
 
   constructor(init: ApiErrorInit) {
     const body = isRecord(init.body) ? init.body : undefined;
-    const extra = init.secretFields;
+    const extra: CallSecrets = { fields: init.secretFields, values: init.secretValues };
     // The server's text reaches log lines through the error: masked like any body.
     const text = body && typeof body.message === 'string' ? redactText(body.message, extra) : undefined;
     super(init.message ?? (text || `${init.status} ${statusText(init.status, init.body === undefined)}`), {
@@ -73,7 +75,7 @@ export class ApiError extends OpenBankingError {
     this.code = body && typeof body.status === 'string' ? body.status : undefined;
     this.errorCode = body && typeof body.error_code === 'string' ? body.error_code : undefined;
     this.data = body ? redactValue(body.data, extra) : undefined;
-    this.errors = normaliseFieldErrors(body, this.errorCode, text);
+    this.errors = normaliseFieldErrors(body, this.errorCode, text, extra);
     this.headers = withoutSecretHeaders(init.headers);
     this.rawBody = redactText(init.rawBody, extra);
   }
@@ -170,13 +172,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function normaliseFieldErrors(body: Record<string, unknown> | undefined, errorCode: string | undefined, message: string | undefined): FieldError[] {
+function normaliseFieldErrors(body: Record<string, unknown> | undefined, errorCode: string | undefined, message: string | undefined, secrets: CallSecrets): FieldError[] {
   if (!body) return [];
   if (Array.isArray(body.errors)) {
     return body.errors.filter(isRecord).map((e) => {
       const item: FieldError = {
         code: typeof e.code === 'string' ? e.code : 'UNKNOWN',
-        message: typeof e.message === 'string' ? redactText(e.message) : '',
+        message: typeof e.message === 'string' ? redactText(e.message, secrets) : '',
       };
       if (typeof e.field === 'string') item.field = e.field;
       return item;

@@ -38,14 +38,21 @@ export class ResponseValidationError extends OpenBankingError {
   /** The response text, secret fields redacted. */
   readonly rawBody: string;
 
-  constructor(init: { status: number; issues: ValidationIssue[]; rawBody: string; idempotencyKey?: string | undefined; secretFields?: readonly string[] | undefined }) {
+  constructor(init: {
+    status: number;
+    issues: ValidationIssue[];
+    rawBody: string;
+    idempotencyKey?: string | undefined;
+    secretFields?: readonly string[] | undefined;
+    secretValues?: readonly string[] | undefined;
+  }) {
     super(
       `Unexpected response body (HTTP ${init.status}): ${init.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`,
       { idempotencyKey: init.idempotencyKey },
     );
     this.status = init.status;
     this.issues = init.issues;
-    this.rawBody = redactText(init.rawBody, init.secretFields);
+    this.rawBody = redactText(init.rawBody, { fields: init.secretFields, values: init.secretValues });
   }
 }
 

@@ -44,3 +44,21 @@ export type OperationName = (typeof OPERATIONS)[number]['name'];
 export const OPERATION_SCOPES: Readonly<Record<OperationName, readonly Scope[]>> = Object.freeze(
   Object.fromEntries(OPERATIONS.map((op: OperationDeclaration) => [op.name, op.scopes])) as Record<OperationName, readonly Scope[]>,
 );
+
+/** Each typed operation's path template as a pattern over concrete paths, static segments first. */
+const TEMPLATES = OPERATIONS.map((op: OperationDeclaration) => ({
+  method: op.method,
+  template: op.path,
+  pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+})).sort((a, b) => a.template.split('{').length - b.template.split('{').length);
+
+/**
+ * How events, traces and metrics name an `ob.request` path without a `urlTemplate`: the template
+ * of the typed operation it matches (the same method first), else `/{path}`, so that a caller's
+ * values never become a name.
+ */
+export function templateOfPath(method: unknown, path: unknown): string {
+  if (typeof path !== 'string') return '/{path}';
+  const matches = TEMPLATES.filter((t) => t.pattern.test(path));
+  return (matches.find((t) => t.method === method) ?? matches[0])?.template ?? '/{path}';
+}
