@@ -221,6 +221,44 @@ console.log('without msw ok: openbanking-ng/testing imports, the sandbox works, 
 `,
   );
   process.stdout.write(run('node', ['testing.mjs'], bare));
+
+  // TypeScript with the compiler's defaults (skipLibCheck off) and none of the optional peers: every
+  // entry but /otel compiles, in both module systems. Then msw's handlers type-check once msw is there.
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `@types/node@${pkg.devDependencies['@types/node']}`], bare);
+  const typed = `import { OpenBanking, aesGcmCipher, type TokenSet } from '${pkg.name}';
+import { createAuthorizationRequest } from '${pkg.name}/pkce';
+import { createSandbox, startSandboxServer } from '${pkg.name}/testing';
+import { tripleDesCipher } from '${pkg.name}/node';
+import { operations } from '${pkg.name}/schemas';
+import { MemoryFleetStore, type FleetStore } from '${pkg.name}/redis';
+const sandbox = createSandbox();
+const store: FleetStore = new MemoryFleetStore();
+const ob = new OpenBanking({ clientId: 'a', clientSecret: 'b', baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, cipher: aesGcmCipher('b'), fleet: store });
+const tokens: TokenSet | undefined = undefined;
+void [ob, tokens, createAuthorizationRequest, startSandboxServer, tripleDesCipher, operations];
+`;
+  writeFileSync(join(bare, 'types.mts'), typed);
+  writeFileSync(join(bare, 'types.cts'), typed);
+  const tsc = (files) => {
+    writeFileSync(join(bare, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', noEmit: true, types: ['node'] }, files }));
+    run(join(root, 'node_modules', '.bin', 'tsc'), ['-p', '.'], bare);
+  };
+  tsc(['types.mts', 'types.cts']);
+  console.log('types without peers ok: every entry but /otel compiles without msw, @opentelemetry/api, redis or ioredis (skipLibCheck off)');
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `msw@${msw}`], bare);
+  writeFileSync(
+    join(bare, 'msw.mts'),
+    `import { setupServer } from 'msw/node';
+import type { HttpHandler } from 'msw';
+import { createSandbox, sandboxHandlers } from '${pkg.name}/testing';
+const sandbox = createSandbox();
+const server = setupServer(...sandboxHandlers(sandbox));
+const kept: HttpHandler[] = sandboxHandlers<HttpHandler>(sandbox);
+server.use(...kept);
+`,
+  );
+  tsc(['msw.mts']);
+  console.log('types with msw ok: setupServer(...sandboxHandlers(sandbox)) type-checks (skipLibCheck off)');
   // The README's first card, run from the installed package as the README tells a newcomer to.
   const firstCard = run('node', [join('node_modules', pkg.name, 'examples', 'create-card.mjs')], work);
   if (!/Created card \S+/.test(firstCard)) throw new Error(`examples/create-card.mjs from the package printed:\n${firstCard}`);

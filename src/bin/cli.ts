@@ -22,6 +22,9 @@ Options:
       --client-id <id>        pre-register an application with this client id ...
       --client-secret <s>     ... and this client secret (both or neither)
       --redirect-uri <uri>    ... accepting this redirect URI (repeatable)
+      --auto-approve          act as a customer who approves every consent: GET /oauth/authorize
+                              redirects back with a code at once, device codes are approved
+                              as issued (for scripts; no consent page)
   -v, --verbose               print one line per request (method, path, status)
   -h, --help                  show this help`;
 
@@ -44,6 +47,7 @@ export async function runCli(argv: readonly string[], io: CliOutput): Promise<Sa
         'client-id': { type: 'string' },
         'client-secret': { type: 'string' },
         'redirect-uri': { type: 'string', multiple: true },
+        'auto-approve': { type: 'boolean', default: false },
         verbose: { type: 'boolean', short: 'v', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -79,6 +83,7 @@ export async function runCli(argv: readonly string[], io: CliOutput): Promise<Sa
       environment: values.environment as 'sandbox' | 'production',
       rateLimits: values['rate-limits'],
       clients,
+      autoApprove: values['auto-approve'],
       ...(values.seed !== undefined ? { seed: values.seed } : {}),
       ...(values.verbose ? { onRequest: (r) => io.out(`${new Date(r.at).toISOString()} ${r.method} ${r.path} → ${r.status}${r.fault ? ` (fault: ${r.fault})` : ''}`) } : {}),
     });
@@ -89,7 +94,7 @@ export async function runCli(argv: readonly string[], io: CliOutput): Promise<Sa
   }
 
   const limits = values['rate-limits'] ? (values.environment === 'production' ? '10/min, burst 20' : '100/min, burst 200') : 'off';
-  io.out(`openbanking-ng sandbox listening (environment: ${server.environment}, rate limits: ${limits})`);
+  io.out(`openbanking-ng sandbox listening (environment: ${server.environment}, rate limits: ${limits}${values['auto-approve'] ? ', consents approved automatically' : ''})`);
   io.out(`  authUrl  ${server.authUrl}   POST /dcr · GET /oauth/authorize · POST /oauth/token · POST /oauth2/token · POST /oauth2/device/code`);
   io.out(`  baseUrl  ${server.baseUrl}   /cards · /customers · /accounts · /transactions · /bills · /disputes · /direct-debits · /savings`);
   if (clients[0]) io.out(`  client   ${clients[0].clientId} (with the secret you gave)`);

@@ -1,12 +1,19 @@
-import type * as Msw from 'msw';
-import type { HttpHandler } from 'msw';
 import { OpenBankingError } from '../errors/index.js';
 import type { SandboxOptions } from './options.js';
 import { truncatedResponse } from './outcome.js';
 import { createSandbox, type Sandbox, sandboxCore } from './sandbox.js';
 
-/** The two parts of msw the handlers are built from. */
-export type MswModule = Pick<typeof Msw, 'http' | 'HttpResponse'>;
+/**
+ * The two parts of msw the handlers are built from (`import * as msw from 'msw'` is one). Written
+ * out rather than imported from msw, so that a TypeScript user without msw still compiles.
+ * @group Sandbox
+ */
+export interface MswModule {
+  /** msw's `http` namespace: only `http.all` is used. */
+  http: { all(path: string, resolver: (info: { request: Request }) => Response | Promise<Response>): unknown };
+  /** msw's `HttpResponse`: only `HttpResponse.error()` is used. */
+  HttpResponse: { error(): Response };
+}
 
 /** Options of {@link sandboxHandlers}. @group Sandbox */
 export interface SandboxHandlersOptions {
@@ -45,7 +52,10 @@ function loadMsw(): MswModule {
  * a sandbox from {@link createSandbox} to keep its controls at hand, or options to make a new
  * one. A `drop` fault becomes msw's network error, so `fetch` rejects with a `TypeError`.
  * Needs `msw` 2.x (a peer dependency of `openbanking-ng/testing`), loaded when this is called;
- * in a browser bundle, hand it over: `sandboxHandlers(sandbox, { msw })`.
+ * in a browser bundle, hand it over: `sandboxHandlers(sandbox, { msw })`. The handlers take their
+ * type from where you pass them (`setupServer(...)`, `server.use(...)`); to keep them in a
+ * variable, name msw's type: `sandboxHandlers<HttpHandler>(sandbox)`. This keeps msw's types out
+ * of this entry's declarations, so a project without msw compiles.
  *
  * @example
  * ```ts
@@ -58,17 +68,18 @@ function loadMsw(): MswModule {
  * ```
  * @group Sandbox
  */
-export function sandboxHandlers(sandboxOrOptions?: Sandbox | SandboxOptions, options?: SandboxHandlersOptions): HttpHandler[] {
+export function sandboxHandlers<Handler = never>(sandboxOrOptions?: Sandbox | SandboxOptions, options?: SandboxHandlersOptions): Handler[] {
   const { http, HttpResponse } = options?.msw ?? loadMsw();
   const sandbox = sandboxCore(sandboxOrOptions) ? (sandboxOrOptions as Sandbox) : createSandbox(sandboxOrOptions as SandboxOptions | undefined);
   const core = sandboxCore(sandbox)!;
   const origins = [...new Set([new URL(sandbox.authUrl).origin, new URL(sandbox.baseUrl).origin])];
-  return origins.map((origin) =>
-    http.all(`${origin}/*`, async ({ request }) => {
-      const outcome = await core.handle(request);
-      if (outcome.kind === 'drop') return HttpResponse.error();
-      if (outcome.kind === 'truncate') return truncatedResponse(outcome.response);
-      return outcome.response;
-    }),
+  return origins.map(
+    (origin) =>
+      http.all(`${origin}/*`, async ({ request }) => {
+        const outcome = await core.handle(request);
+        if (outcome.kind === 'drop') return HttpResponse.error();
+        if (outcome.kind === 'truncate') return truncatedResponse(outcome.response);
+        return outcome.response;
+      }) as Handler,
   );
 }

@@ -83,6 +83,12 @@ export interface SandboxOptions {
   deviceCodeInterval?: number;
   /** Called after every request with what was asked and answered (never headers or bodies). */
   onRequest?: (record: SandboxRequestRecord) => void;
+  /**
+   * Acts as a customer who approves everything: `GET /oauth/authorize` redirects straight back with
+   * a code (no consent page), and a device code is approved as it is issued. For scripts against a
+   * sandbox in another process (`openbanking-ng-sandbox --auto-approve`). Default false.
+   */
+  autoApprove?: boolean;
 }
 
 /** Options after validation and defaults. */
@@ -101,6 +107,7 @@ export interface ResolvedSandboxOptions {
   deviceCodeLifetime: number;
   deviceCodeInterval: number;
   onRequest: ((record: SandboxRequestRecord) => void) | undefined;
+  autoApprove: boolean;
 }
 
 /**
@@ -120,7 +127,7 @@ export const SANDBOX_DEFAULT_URLS: Readonly<{
 
 const KNOWN = new Set([
   'environment', 'baseUrl', 'authUrl', 'clients', 'cipher', 'signatureEncodings', 'rateLimits', 'now', 'seed',
-  'tokenLifetime', 'codeLifetime', 'deviceCodeLifetime', 'deviceCodeInterval', 'onRequest',
+  'tokenLifetime', 'codeLifetime', 'deviceCodeLifetime', 'deviceCodeInterval', 'onRequest', 'autoApprove',
 ]);
 
 function url(issues: ValidationIssue[], path: string, value: unknown, fallback: string): URL {
@@ -177,6 +184,7 @@ export function resolveSandboxOptions(input: SandboxOptions = {}): ResolvedSandb
 
   if (input.now !== undefined && typeof input.now !== 'function') issues.push({ path: 'now', message: 'must be a function returning milliseconds', code: 'invalid_type' });
   if (input.onRequest !== undefined && typeof input.onRequest !== 'function') issues.push({ path: 'onRequest', message: 'must be a function', code: 'invalid_type' });
+  if (input.autoApprove !== undefined && typeof input.autoApprove !== 'boolean') issues.push({ path: 'autoApprove', message: 'must be a boolean', code: 'invalid_type' });
   if (input.seed !== undefined && typeof input.seed !== 'number' && typeof input.seed !== 'string') issues.push({ path: 'seed', message: 'must be a number or a string', code: 'invalid_type' });
 
   const clients = input.clients ?? [];
@@ -210,6 +218,7 @@ export function resolveSandboxOptions(input: SandboxOptions = {}): ResolvedSandb
     deviceCodeLifetime: seconds(issues, 'deviceCodeLifetime', input.deviceCodeLifetime, 900),
     deviceCodeInterval: seconds(issues, 'deviceCodeInterval', input.deviceCodeInterval, 5),
     onRequest: input.onRequest,
+    autoApprove: input.autoApprove === true,
   };
   if (issues.length > 0) throw new ValidationError('Invalid sandbox options', issues);
   return resolved;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { OPERATION_SCOPES } from '../../src/index.js';
+import { parseAuthorizationCallback } from '../../src/pkce.js';
 import { runCli } from '../../src/bin/cli.js';
 import { clientFor, validCard } from './support.js';
 
@@ -38,5 +40,47 @@ describe('the openbanking-ng-sandbox command', () => {
       expect([...bad.err, ...bad.out].join('\n')).not.toContain('cli-secret-value');
     }
     expect(help.out[0]).toMatch(/--seed <value>.*predictable/s);
+  });
+
+  it('--auto-approve: a script gets a customer consented through the authorize URL and a device code, without the consent page', async () => {
+    const { out, io: sink } = io();
+    const redirectUri = 'http://127.0.0.1:3000/cb';
+    const server = await runCli(['--port', '0', '--client-id', 'cli-app', '--client-secret', 'cli-secret-value', '--redirect-uri', redirectUri, '--auto-approve'], sink);
+    if (typeof server === 'number') throw new Error(`exit ${server}`);
+    try {
+      expect(out[0]).toContain('consents approved automatically');
+      const { ob } = clientFor(server, { clientId: 'cli-app', clientSecret: 'cli-secret-value' }, { redirectUri });
+      const scope = [...OPERATION_SCOPES['accounts.list']];
+      const request = await ob.auth.authorizationUrl({ scope });
+      const answer = await fetch(request.url, { redirect: 'manual' });
+      expect(answer.status).toBe(302);
+      const { code } = parseAuthorizationCallback(answer.headers.get('location')!, { expectedState: request.state });
+      const tokens = await ob.auth.exchangeCode({ code, codeVerifier: request.codeVerifier });
+      const { accounts } = await ob.forCustomer(tokens).accounts.list();
+      expect(accounts!.length).toBeGreaterThan(0);
+
+      const device = await ob.auth.deviceCode(scope);
+      const polled = await ob.auth.pollDeviceToken(device, { interval: 1 });
+      expect(polled.scope).toBe(scope.join(' '));
+      expect((await ob.forCustomer(polled).accounts.list()).accounts!.length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('without --auto-approve the authorize URL shows the consent page and redirects nowhere', async () => {
+    const { io: sink } = io();
+    const redirectUri = 'http://127.0.0.1:3000/cb';
+    const server = await runCli(['--port', '0', '--client-id', 'cli-app', '--client-secret', 'cli-secret-value', '--redirect-uri', redirectUri], sink);
+    if (typeof server === 'number') throw new Error(`exit ${server}`);
+    try {
+      const { ob } = clientFor(server, { clientId: 'cli-app', clientSecret: 'cli-secret-value' }, { redirectUri });
+      const request = await ob.auth.authorizationUrl({ scope: ['accounts.list.readonly'] });
+      const answer = await fetch(request.url, { redirect: 'manual' });
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toContain('<form');
+    } finally {
+      await server.close();
+    }
   });
 });

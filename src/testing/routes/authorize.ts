@@ -38,6 +38,10 @@ export const authorizePage: RouteHandler = async (ctx, _request, url) => {
   if (unknown.length > 0) return refuse('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
 
   const consentId = ctx.tokens.openConsent({ clientId: client.clientId, redirectUri, scopes, state, codeChallenge: challenge });
+  if (ctx.options.autoApprove) {
+    const consent = ctx.tokens.closeConsent(consentId)!;
+    return redirect(withParams(consent.redirectUri, { code: ctx.tokens.mintCode(consent), state: consent.state }));
+  }
   const target = new URL(redirectUri);
   return htmlPage(
     200,

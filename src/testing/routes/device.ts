@@ -24,6 +24,7 @@ export const deviceAuthorization: RouteHandler = async (ctx, request) => {
   const unknown = unknownScopes(scopes);
   if (unknown.length > 0) return oauthError(400, 'invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
   const record = ctx.tokens.openDevice({ clientId: client.clientId, scopes, targetConnectionId: form.get('target_connection_id') ?? undefined });
+  if (ctx.options.autoApprove) record.status = 'approved';
   const verificationUri = `${ctx.authUrl}/device`;
   return json(
     200,
