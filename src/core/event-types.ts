@@ -10,7 +10,7 @@ export interface CallStartEvent {
   operation: string;
   /** The HTTP method. */
   method: HttpMethod;
-  /** The path as OPERATIONS.md writes it (`/accounts/{account_number}/transactions`), never with a customer's values. */
+  /** The path as the operations table (`docs/operations.md`) writes it (`/accounts/{account_number}/transactions`), never with a customer's values. */
   urlTemplate: string;
   /** The key every attempt of the call carries. */
   idempotencyKey: string;
@@ -26,7 +26,7 @@ export interface RequestEvent {
   method: HttpMethod;
   /** The full URL of the attempt, query included. */
   url: string;
-  /** The path as OPERATIONS.md writes it, never with a customer's values. */
+  /** The path as the operations table (`docs/operations.md`) writes it, never with a customer's values. */
   urlTemplate: string;
   /** Counts from 1. */
   attempt: number;
@@ -42,7 +42,7 @@ export interface ResponseEvent {
   operation: string;
   /** The HTTP method. */
   method: HttpMethod;
-  /** The path as OPERATIONS.md writes it, never with a customer's values. */
+  /** The path as the operations table (`docs/operations.md`) writes it, never with a customer's values. */
   urlTemplate: string;
   /** Counts from 1. */
   attempt: number;

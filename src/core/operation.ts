@@ -20,7 +20,7 @@ export interface OperationDeclaration<Name extends string = string> {
   /** The method's name under the client, e.g. `'accounts.balances.retrieve'`: the key of `OPERATION_SCOPES`. */
   readonly name: Name;
   readonly method: HttpMethod;
-  /** Path template under the base URL, as OPERATIONS.md writes it; `{name}` segments are the positional path parameters, in order. */
+  /** Path template under the base URL, as the operations table (`docs/operations.md`) writes it; `{name}` segments are the positional path parameters, in order. */
   readonly path: string;
   /** The `endpoints` option that overrides the path (unofficial paths only). */
   readonly endpoint?: keyof Endpoints;
@@ -58,7 +58,7 @@ export interface OperationSchemas {
   response?: z.ZodMiniType;
   /**
    * Reads a shape of `data` the provider sends besides the documented one (a bare array, a lone
-   * object, `loans` for `savings`: OPERATIONS.md §4) as the documented one, before `response`
+   * object, `loans` for `savings`: see `docs/operations.md`) as the documented one, before `response`
    * checks it. A plain function, not a zod transform, so that `response` describes the data.
    */
   reshape?: (data: unknown) => unknown;

@@ -71,7 +71,8 @@ export class Transfers extends Resource {
   }
 
   /**
-   * Waits for a transfer to settle: polls {@link Transfers.retrieve} (each poll its own logical
+   * Waits for a transfer to settle, given what {@link Transfers.create} returned or its
+   * `batch_reference` (one without a reference rejects with `ValidationError`): polls {@link Transfers.retrieve} (each poll its own logical
    * call, with its own idempotency key, retries and a place in the rate limiter) 1 s after it is
    * called, then after gaps of 2 s, 4 s, 8 s … capped at 30 s, while `status` is one of
    * `TRANSFER_PENDING_STATUSES` (any case). Resolves to the first final status (`SUCCESSFUL`,
@@ -83,11 +84,13 @@ export class Transfers extends Resource {
    * ```ts
    * declare const session: import('openbanking-ng').CustomerSession;
    * const sent = await session.transfers.create({ amount: 5000, source_account_number: '0123456789', destination_bank_code: '000007', destination_account_number: '0987654321' });
-   * const final = await session.transfers.waitForCompletion(sent.batch_reference!, { timeout: 120_000 });
+   * const final = await session.transfers.waitForCompletion(sent.batch_reference, { timeout: 120_000 });
    * if (final.status !== 'SUCCESSFUL') console.log('transfer failed:', final.status_message);
    * ```
    */
-  async waitForCompletion(batchReference: PathParam, options?: WaitForCompletionOptions): Promise<TransferStatus> {
+  async waitForCompletion(transfer: PathParam | Transfer | null | undefined, options?: WaitForCompletionOptions): Promise<TransferStatus> {
+    // What transfers.create returned, or its batch_reference; none refuses the wait like a bad reference.
+    const batchReference = (typeof transfer === 'object' && transfer !== null ? transfer.batch_reference : transfer) as PathParam;
     // What every poll would be refused for refuses the wait at once, before its first gap.
     await this.run.check(operations.retrieve, schemas, [batchReference]);
     // The wait loads with its first use: most sessions never wait for a transfer.

@@ -46,6 +46,18 @@ describe('transfers.waitForCompletion (sandbox over HTTP, on its clock)', () => 
     expect(server.payments()).toHaveLength(1);
   });
 
+  it('takes what transfers.create returned: its batch_reference as typed (no `!`), or the transfer itself; none is refused unsent', async () => {
+    server.settleTransfers({ pendingReads: 1 });
+    const s = session();
+    const sent = await s.transfers.create(transfer);
+    await expect(s.transfers.waitForCompletion(sent.batch_reference)).resolves.toMatchObject({ status: 'SUCCESSFUL' });
+    await expect(s.transfers.waitForCompletion(sent)).resolves.toMatchObject({ status: 'SUCCESSFUL' });
+    const before = server.requests.count({ method: 'GET' });
+    await expect(s.transfers.waitForCompletion({ ...sent, batch_reference: null })).rejects.toBeInstanceOf(ValidationError);
+    await expect(s.transfers.waitForCompletion(undefined)).rejects.toBeInstanceOf(ValidationError);
+    expect(server.requests.count({ method: 'GET' })).toBe(before);
+  });
+
   it('FAILED is final: resolves with it at once', async () => {
     server.settleTransfers({ pendingReads: 1, result: 'FAILED' });
     const s = session();

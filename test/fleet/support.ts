@@ -11,9 +11,11 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll } from 'vitest';
 import type { WorkerTask } from './worker.js';
 
-/** Debian's redis-server, else the first one on PATH (a newcomer's machine may keep it elsewhere). */
+/** `OPENBANKING_REDIS_SERVER`, else Debian's redis-server, else the first one on PATH (a newcomer's machine may keep it elsewhere). */
 export const REDIS_SERVER =
-  ['/usr/bin/redis-server', ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'redis-server'))].find((path) => existsSync(path)) ?? '/usr/bin/redis-server';
+  process.env.OPENBANKING_REDIS_SERVER ??
+  ['/usr/bin/redis-server', ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'redis-server'))].find((path) => existsSync(path)) ??
+  '/usr/bin/redis-server';
 // This folder, also when this file runs bundled from test/fleet/.build/ (the benchmark).
 const here = fileURLToPath(new URL('.', import.meta.url)).replace(/\.build\/$/, '');
 export const WORKER_BUNDLE = `${here}.build/worker.mjs`;
@@ -54,7 +56,7 @@ export interface TestRedis {
 }
 
 export async function startRedis(): Promise<TestRedis> {
-  if (!existsSync(REDIS_SERVER)) throw new Error('redis-server is missing (neither /usr/bin/redis-server nor one on PATH): apt-get install -y redis-server');
+  if (!existsSync(REDIS_SERVER)) throw new Error(`redis-server is missing (${REDIS_SERVER} does not exist, and none is on PATH): apt-get install -y redis-server`);
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {

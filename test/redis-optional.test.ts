@@ -1,0 +1,30 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+// `npm test` on a machine without redis-server: the fleet's real-Redis files are left out and the run
+// closes with a line saying so; under CI a missing server fails the run.
+
+function vitest(env: Record<string, string | undefined>) {
+  const result = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/fleet/consent.test.ts', 'test/summary-reporter.test.ts'], {
+    encoding: 'utf8',
+    env: { ...process.env, CI: undefined, GITHUB_ACTIONS: undefined, ...env },
+    timeout: 120_000,
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+describe('npm test without a redis-server', () => {
+  it('leaves out the fleet files that need one, passes the rest, and closes with a line naming them and how to run them', () => {
+    const { status, output } = vitest({ OPENBANKING_REDIS_SERVER: '/nonexistent/redis-server' });
+    expect(status).toBe(0);
+    const last = output.trim().split('\n').at(-1)!;
+    expect(last).toMatch(/^not run: \d+ fleet test files need a real redis-server, and none was found \(.*test\/fleet\/consent\.test\.ts.*\); install one \(apt-get install redis-server, brew install redis\)/);
+    expect(output).not.toMatch(/consent\.test\.ts \(\d+ tests?/);
+  });
+
+  it('under CI, a missing redis-server fails the run', () => {
+    const { status, output } = vitest({ OPENBANKING_REDIS_SERVER: '/nonexistent/redis-server', CI: 'true' });
+    expect(status).not.toBe(0);
+    expect(output).toMatch(/redis-server is missing/);
+  });
+});
