@@ -2,7 +2,8 @@
 // your backend exchanges the code, then acts for the customer through a session: who they are,
 // their accounts, a balance, every transaction of January across pages, a hold placed and released.
 //
-//   node examples/accounts.mjs                    # starts its own sandbox on a free port
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/accounts.mjs   # starts its own sandbox on a free port
 import { OPERATION_SCOPES, OpenBanking } from 'openbanking-ng';
 import { createAuthorizationRequest, parseAuthorizationCallback } from 'openbanking-ng/pkce';
 import { startSandboxServer } from 'openbanking-ng/testing';

@@ -1,6 +1,7 @@
 // Bill payments: categories and billers (no consent needed), then validate and pay a bill.
 //
-//   node examples/bills.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/bills.mjs
 import { randomUUID } from 'node:crypto';
 import { sandboxApp } from './customer-consent.mjs';
 

@@ -2,7 +2,8 @@
 // token, the customer revokes the consent at the bank, the app's onConsentEnded fires once (however
 // many calls were waiting), every later call rejects unsent, and a new consent starts it again.
 //
-//   node examples/consent-lifecycle.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/consent-lifecycle.mjs
 import { isConsentEndedError } from 'openbanking-ng';
 import { sandboxApp } from './customer-consent.mjs';
 

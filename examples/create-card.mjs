@@ -1,8 +1,9 @@
 // Your first card: register an application with the local sandbox, then create a card with a
 // client-credentials token (the SDK gets it for you) and list the application's cards.
 //
-//   node examples/create-card.mjs                 # starts its own sandbox on a free port
-//   OB_SANDBOX_URL=http://127.0.0.1:4010 node examples/create-card.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/create-card.mjs   # starts its own sandbox on a free port
+//   OB_SANDBOX_URL=http://127.0.0.1:4010 node node_modules/openbanking-ng/examples/create-card.mjs
 //                                                 # uses the one `npx openbanking-ng-sandbox --port 4010` serves
 import { OpenBanking } from 'openbanking-ng';
 import { startSandboxServer } from 'openbanking-ng/testing';

@@ -4,7 +4,8 @@
 // The sandbox gets the same cipher, so it decrypts the PIN we send and encrypts the card number,
 // CVV2, PIN and token it answers with. A fetch wrapper shows what really crossed the wire.
 //
-//   node examples/custom-cipher.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/custom-cipher.mjs
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { OpenBanking } from 'openbanking-ng';
 import { startSandboxServer } from 'openbanking-ng/testing';

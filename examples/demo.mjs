@@ -2,6 +2,9 @@
 // registration, a card created, then a customer's consent, their accounts and a transfer waited on
 // until it settles. No credentials, no network beyond 127.0.0.1.
 // Secrets stay masked: the client secret, the PIN, the CVV2, the card number and the tokens.
+//
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/demo.mjs   # in a clone of the repository: npm start
 import { OpenBanking } from 'openbanking-ng';
 import { createAuthorizationRequest, parseAuthorizationCallback } from 'openbanking-ng/pkce';
 import { startSandboxServer } from 'openbanking-ng/testing';

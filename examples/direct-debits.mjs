@@ -1,6 +1,7 @@
 // Direct debits: create a mandate, list the customer's mandates, charge one, then stop it.
 //
-//   node examples/direct-debits.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/direct-debits.mjs
 import { randomUUID } from 'node:crypto';
 import { sandboxApp } from './customer-consent.mjs';
 

@@ -1,6 +1,7 @@
 // Disputes: the categories, a report, and where it stands.
 //
-//   node examples/disputes.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/disputes.mjs
 import { sandboxApp } from './customer-consent.mjs';
 
 const { sandbox, ob, consent } = await sandboxApp();

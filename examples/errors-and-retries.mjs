@@ -9,7 +9,8 @@
 //   7. a key reused with another body: BadRequestError IDEMPOTENCY_KEY_REUSED, never retried;
 //   8. a wrong client secret: OAuthError invalid_client from the identity host.
 //
-//   node examples/errors-and-retries.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/errors-and-retries.mjs
 import {
   OpenBanking,
   isApiError,

@@ -4,7 +4,8 @@
 // attempt 503 and its second 429 with Retry-After: 1; the client's own rate limiter holds each
 // attempt back a little. Events (`ob.on`) print beside it.
 //
-//   node examples/observability.mjs
+//   npm install openbanking-ng @opentelemetry/api @opentelemetry/context-async-hooks @opentelemetry/sdk-trace-base
+//   node node_modules/openbanking-ng/examples/observability.mjs
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';

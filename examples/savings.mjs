@@ -1,6 +1,7 @@
 // Savings: the customer's plans, and every transaction of one plan across its pages.
 //
-//   node examples/savings.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/savings.mjs
 import { sandboxApp } from './customer-consent.mjs';
 
 const { sandbox, consent } = await sandboxApp();

@@ -5,7 +5,8 @@
 // The store below keeps tokens in a Map, standing in for Redis or your database; a store is any
 // object with async get, set (with a time to live in seconds) and delete.
 //
-//   node examples/shared-token-store.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/shared-token-store.mjs
 import { OpenBanking } from 'openbanking-ng';
 import { startSandboxServer } from 'openbanking-ng/testing';
 

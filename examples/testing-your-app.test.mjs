@@ -2,7 +2,8 @@
 // (no port, no network), one sandbox per file, reset between tests, faults injected where a test
 // needs them, and retries that never wait (the client's `sleep` is replaced).
 //
-//   node --test examples/testing-your-app.test.mjs
+//   npm install openbanking-ng
+//   node --test node_modules/openbanking-ng/examples/testing-your-app.test.mjs
 //
 // The same tests run under vitest or jest; only the `test` / `assert` imports change.
 import assert from 'node:assert/strict';

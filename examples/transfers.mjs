@@ -1,6 +1,7 @@
 // Transfers: name enquiry, a transfer with a safe retry, and waiting for it to settle.
 //
-//   node examples/transfers.mjs
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/transfers.mjs
 import { randomUUID } from 'node:crypto';
 import { sandboxApp } from './customer-consent.mjs';
 

@@ -6,9 +6,16 @@
 // the whole consent over HTTP, as its single-page app would (the browser test drives the same
 // flow in Chromium: npm run test:browser).
 //
+// With --packed, every example runs from the packed package instead, as a user runs it after
+// reading its first lines: each gets a fresh project with exactly the packages its `npm install`
+// line names (the SDK from the tarball), and runs with the `node node_modules/openbanking-ng/…`
+// command written there.
+//
 //   node scripts/run-examples.mjs [name…]     # only the examples whose file name contains a name
-import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+//   node scripts/run-examples.mjs --packed [name…]
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { createAuthorizationRequest, isOAuthError, parseAuthorizationCallback } from 'openbanking-ng/pkce';
 
@@ -18,7 +25,8 @@ const TIMEOUT_MS = 60_000;
 /**
  * Every runnable example. A file under examples/ that is neither listed here nor a helper fails
  * the run, so a new example cannot be forgotten.
- * @type {{ file: string; args?: string[]; server?: (origin: string) => Promise<string> }[]}
+ * `args` go to node before the file, `scriptArgs` after it.
+ * @type {{ file: string; args?: string[]; scriptArgs?: string[]; server?: (origin: string) => Promise<string> }[]}
  */
 const EXAMPLES = [
   { file: 'examples/create-card.mjs' },
@@ -35,7 +43,8 @@ const EXAMPLES = [
   { file: 'examples/savings.mjs' },
   { file: 'examples/observability.mjs' },
   { file: 'examples/demo.mjs' },
-  { file: 'examples/auth-code-backend/server.mjs', server: driveConsent },
+  { file: 'examples/auth-code-backend/server.mjs', server: driveBackend },
+  { file: 'examples/auth-code-backend/server.mjs', scriptArgs: ['--spa'], server: driveConsent },
 ];
 /** Modules that examples import, not programs of their own. */
 const HELPERS = new Set(['examples/spa-pkce/build.mjs', 'examples/customer-consent.mjs']);
@@ -55,12 +64,12 @@ if (unlisted.length > 0) {
   process.exit(1);
 }
 
-/** Runs one example; resolves to { ok, output, ms }. */
-function run(example) {
+/** Runs one example (from `cwd`, the repository unless given); resolves to { ok, output, ms }. */
+function run(example, cwd = root, file = example.file) {
   const started = performance.now();
   return new Promise((resolveRun) => {
     const env = { ...process.env, PORT: '0', NO_COLOR: '1' };
-    const child = spawn(process.execPath, [...(example.args ?? []), example.file], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(example.args ?? []), file, ...(example.scriptArgs ?? [])], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let settled = false;
     const finish = (ok, note = '') => {
@@ -116,6 +125,19 @@ async function driveConsent(origin) {
   const bundle = await fetch(`${origin}/app.js`);
   expect(bundle.ok && /javascript/.test(bundle.headers.get('content-type') ?? ''), 'GET /app.js does not serve the bundle');
   await bundle.arrayBuffer();
+  return driveFlows(origin, true);
+}
+
+/** The backend-driven flow alone (no --spa: nothing bundled, no esbuild): a page with a link to /login, then the consent. */
+async function driveBackend(origin) {
+  const page = await fetch(`${origin}/`);
+  expect(page.ok && (await page.text()).includes('href="/login"'), 'GET / does not link to /login');
+  expect((await fetch(`${origin}/app.js`)).status === 404, 'GET /app.js answered without --spa');
+  return driveFlows(origin, false);
+}
+
+/** The consent through the backend (`/login` → approve → `/callback`), then, with `spa`, the single-page app's exchange. */
+async function driveFlows(origin, spa) {
   const configResponse = await fetch(`${origin}/config.json`);
   const csrfCookie = configResponse.headers.get('set-cookie')?.split(';')[0] ?? '';
   const config = await configResponse.json();
@@ -155,6 +177,7 @@ async function driveConsent(origin) {
   expect(connected.ok && Array.isArray(connectedBody.cards) && connectedBody.cards.length > 0, `GET /callback answered ${connected.status} ${JSON.stringify(connectedBody)}`);
   const replayed = await fetch(backendCallback, { headers: { cookie: loginCookie } });
   expect(replayed.status === 400, 'a second callback with the same login was not refused');
+  if (!spa) return `backend flow: ${connectedBody.cards.length} card(s); a second callback refused`;
 
   const approved = await consent('approve');
   const { code } = parseAuthorizationCallback(approved.location, { expectedState: approved.request.state });
@@ -205,17 +228,67 @@ async function driveConsent(origin) {
   return `backend flow: ${connectedBody.cards.length} card(s); single-page app: ${result.cards.length} card(s) for scope ${result.scope}; a replayed code refused; forged exchanges refused; Deny came back as access_denied`;
 }
 
-const filters = process.argv.slice(2);
+/**
+ * How an example's first lines say to run it from the installed package: the packages of the
+ * `npm install` lines above its `node … node_modules/openbanking-ng/<file>` line.
+ */
+function fromPackage(example) {
+  const head = readFileSync(join(root, example.file), 'utf8').split('\n');
+  const packages = new Set();
+  for (const line of head.slice(0, head.findIndex((l) => !l.startsWith('//')))) {
+    const install = /^\/\/\s+npm install ([^#]+)/.exec(line);
+    if (install) for (const name of install[1].trim().split(/\s+/)) packages.add(name);
+    const command = /^\/\/\s+node ((?:--\S+ )*)node_modules\/openbanking-ng\/(\S+)([^#]*)/.exec(line);
+    if (command && command[2] === example.file && command[3].trim() === (example.scriptArgs ?? []).join(' ')) {
+      return { packages: [...packages].sort(), file: `node_modules/openbanking-ng/${command[2]}`, args: command[1].trim().split(' ').filter(Boolean) };
+    }
+  }
+  return undefined;
+}
+
+/** Packs the package, then runs each example in a fresh project with the packages its first lines name. */
+async function runPacked(selected) {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const work = mkdtempSync(join(tmpdir(), 'openbanking-ng-examples-'));
+  try {
+    const tarball = join(work, execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop());
+    const projects = new Map();
+    const plans = selected.map((example) => ({ example, plan: fromPackage(example) }));
+    const missing = plans.filter((p) => !p.plan || !p.plan.packages.includes(pkg.name));
+    if (missing.length > 0) throw new Error(`No "npm install ${pkg.name} …" and "node node_modules/${pkg.name}/…" lines at the top of: ${missing.map((p) => p.example.file).join(', ')}`);
+    for (const { plan } of plans) {
+      const key = plan.packages.join(' ');
+      if (projects.has(key)) continue;
+      const dir = mkdtempSync(join(work, 'project-'));
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'example-user', private: true, version: '1.0.0' }));
+      // The SDK from the tarball; anything else at the version this repository tests with.
+      const specs = plan.packages.map((name) => (name === pkg.name ? tarball : pkg.devDependencies[name] ? `${name}@${pkg.devDependencies[name]}` : name));
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+      projects.set(key, dir);
+    }
+    console.log(`Running ${plans.length} example(s) from the packed package, in ${projects.size} project(s): ${[...projects.keys()].map((k) => `npm install ${k.replace(tarball, pkg.name)}`).join('; ')}`);
+    return await Promise.all(plans.map(async ({ example, plan }) => ({ example, ...(await run({ ...example, args: plan.args }, projects.get(plan.packages.join(' ')), plan.file)) })));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const packed = process.argv.includes('--packed');
+const filters = process.argv.slice(2).filter((a) => a !== '--packed');
 const selected = EXAMPLES.filter((e) => filters.length === 0 || filters.some((f) => e.file.includes(f)));
 if (selected.length === 0) {
   console.error(`No example matches ${filters.join(', ')}`);
   process.exit(1);
 }
-console.log(`Running ${selected.length} example(s)${process.env.OB_SANDBOX_URL ? ` (sandbox ${process.env.OB_SANDBOX_URL} where an example takes one)` : ''}`);
-const results = await Promise.all(selected.map(async (example) => ({ example, ...(await run(example)) })));
+let results;
+if (packed) results = await runPacked(selected);
+else {
+  console.log(`Running ${selected.length} example(s)${process.env.OB_SANDBOX_URL ? ` (sandbox ${process.env.OB_SANDBOX_URL} where an example takes one)` : ''}`);
+  results = await Promise.all(selected.map(async (example) => ({ example, ...(await run(example)) })));
+}
 let failed = 0;
 for (const { example, ok, output, ms } of results) {
-  console.log(`${ok ? '✓' : '✗'} ${example.file} (${(ms / 1000).toFixed(1)} s)`);
+  console.log(`${ok ? '✓' : '✗'} ${[example.file, ...(example.scriptArgs ?? [])].join(' ')} (${(ms / 1000).toFixed(1)} s)`);
   if (!ok || process.env.EXAMPLES_VERBOSE) console.log(output.replace(/^/gm, '    '));
   if (!ok) failed++;
 }

@@ -6,29 +6,32 @@
 // cookie's login, exchanges the code with the client secret and calls the API for the customer.
 // Nothing of the flow passes through the page, so no other site can slip its own code in.
 //
-// The single-page-app variant (examples/spa-pkce, built with esbuild when the server starts): the
+// The single-page-app variant (`--spa`: examples/spa-pkce, built with esbuild when the server starts): the
 // page builds the request itself and posts the code and its verifier to POST /api/exchange, which
 // answers only to this origin, with a JSON body and the CSRF token of GET /config.json (login CSRF).
 // The tokens stay here, in memory, under an HttpOnly session cookie.
 //
-//   node examples/auth-code-backend/server.mjs              # http://127.0.0.1:3000, its own sandbox
-//   PORT=0 node examples/auth-code-backend/server.mjs       # a free port
-//   OB_SANDBOX_URL=http://127.0.0.1:4010 node examples/auth-code-backend/server.mjs
-//                                                           # the sandbox of `npx openbanking-ng-sandbox --port 4010`
+//   npm install openbanking-ng
+//   node node_modules/openbanking-ng/examples/auth-code-backend/server.mjs         # the backend-driven flow, http://127.0.0.1:3000
+//   npm install esbuild                                                              # for the single-page app, bundled on start:
+//   node node_modules/openbanking-ng/examples/auth-code-backend/server.mjs --spa
 //
-// Then open the printed address, press "Connect bank" and approve on the sandbox's consent page.
+// PORT=0 picks a free port; OB_SANDBOX_URL=http://127.0.0.1:4010 uses the sandbox of
+// `npx openbanking-ng-sandbox --port 4010` instead of its own. Then open the printed address, press
+// "Connect bank" and approve on the sandbox's consent page.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { OpenBanking, isOAuthError, isOpenBankingError } from 'openbanking-ng';
 import { parseAuthorizationCallback } from 'openbanking-ng/pkce';
 import { startSandboxServer } from 'openbanking-ng/testing';
-import { buildSpa } from '../spa-pkce/build.mjs';
 
 const HOST = '127.0.0.1';
 const PORT = Number(process.env.PORT ?? 3000);
 /** What the app asks the customer for: reading their cards. */
 const SCOPE = 'cards.list';
+/** The page of the backend-driven flow: one link to GET /login. */
+const LOGIN_PAGE = '<!DOCTYPE html><meta charset="utf-8"><title>Connect your bank</title><p><a href="/login">Connect bank</a></p>';
 
 /** @typedef {import('openbanking-ng').TokenSet} TokenSet */
 /** @typedef {import('node:http').IncomingMessage} IncomingMessage */
@@ -38,7 +41,8 @@ const SCOPE = 'cards.list';
 const sandbox = process.env.OB_SANDBOX_URL ? undefined : await startSandboxServer();
 const sandboxUrl = sandbox?.url ?? process.env.OB_SANDBOX_URL ?? '';
 
-const spa = await buildSpa();
+// The single-page app only with --spa: bundling it needs esbuild, which the backend flow does not.
+const spa = process.argv.includes('--spa') ? await (await import('../spa-pkce/build.mjs')).buildSpa() : undefined;
 const server = createServer((req, res) => {
   route(req, res).catch((error) => {
     console.error('Request failed:', error instanceof Error ? error.message : error);
@@ -130,9 +134,9 @@ async function route(req, res) {
   const pending = pathname === '/callback' ? cookie(req, LOGIN_COOKIE) : undefined;
   if (req.method === 'GET' && pending !== undefined) return callback(req, res, pending);
   if (req.method === 'GET' && (pathname === '/' || pathname === '/callback')) {
-    return send(res, 200, 'text/html; charset=utf-8', await readFile(`${spa.root}index.html`));
+    return send(res, 200, 'text/html; charset=utf-8', spa ? await readFile(`${spa.root}index.html`) : LOGIN_PAGE);
   }
-  if (req.method === 'GET' && pathname === '/app.js') {
+  if (req.method === 'GET' && pathname === '/app.js' && spa) {
     return send(res, 200, 'text/javascript; charset=utf-8', await readFile(spa.bundle));
   }
   if (req.method === 'GET' && pathname === '/config.json') {

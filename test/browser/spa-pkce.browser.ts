@@ -44,7 +44,7 @@ if (!executablePath) {
 
 /** Starts the example backend on a free port; resolves once it prints its address. */
 function startBackend(): Promise<{ origin: string; child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['examples/auth-code-backend/server.mjs'], {
+  const child = spawn(process.execPath, ['examples/auth-code-backend/server.mjs', '--spa'], {
     cwd: root,
     env: { ...process.env, PORT: '0', OB_SANDBOX_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
