@@ -220,10 +220,9 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     if (store !== undefined) issues.add('fleet', 'cannot be combined with tokenStore: the fleet shares client-credentials tokens itself; drop tokenStore', 'conflict');
   }
   const logger = input.logger ?? console;
-  if (input.logger !== undefined && (typeof logger !== 'object' || logger === null || ['debug', 'info', 'warn', 'error'].some((m) => typeof (logger as unknown as Record<string, unknown>)[m] !== 'function'))) {
-    issues.add('logger', 'must have debug, info, warn and error methods', 'invalid_type');
-  }
-  const logLevel = input.logLevel ?? levelFromEnvironment() ?? 'warn';
+  const loggerOk = typeof logger === 'object' && logger !== null && ['debug', 'info', 'warn', 'error'].every((m) => typeof (logger as unknown as Record<string, unknown>)[m] === 'function');
+  if (!loggerOk) issues.add('logger', 'must have debug, info, warn and error methods', 'invalid_type');
+  const logLevel = input.logLevel ?? levelFromEnvironment(loggerOk ? logger : undefined) ?? 'warn';
   if (!LOG_LEVELS.includes(logLevel)) issues.add('logLevel', `must be one of ${LOG_LEVELS.map((l) => `'${l}'`).join(', ')}`, 'invalid_value');
 
   let rateLimit: { rate: number; burst: number; maxWait: number } | undefined;

@@ -61,6 +61,22 @@ describe('logger', () => {
     }
   });
 
+  it('an unknown OPENBANKING_LOG (verbose) is ignored with one warn line per process, naming the valid levels', () => {
+    const previous = process.env.OPENBANKING_LOG;
+    process.env.OPENBANKING_LOG = 'verbose';
+    try {
+      const { lines, logger } = recorder();
+      testClient({ logger, logLevel: undefined });
+      testClient({ logger, logLevel: undefined });
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ level: 'warn' });
+      expect(JSON.stringify(lines[0])).toMatch(/OPENBANKING_LOG=verbose is not a log level.*off, error, warn, info, debug/);
+    } finally {
+      if (previous === undefined) delete process.env.OPENBANKING_LOG;
+      else process.env.OPENBANKING_LOG = previous;
+    }
+  });
+
   it("each level writes its own and the quieter ones: 'info' the retries, 'warn' a Retry-After not waited for, 'error' neither", async () => {
     let n = 0;
     server.use(

@@ -22,11 +22,21 @@ export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 /** Log levels from quietest to loudest. */
 export const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
 
-/** The level named by `OPENBANKING_LOG`, where `process` exists and the value is a known level. */
-export function levelFromEnvironment(): LogLevel | undefined {
+let warnedEnvironment = false;
+
+/**
+ * The level named by `OPENBANKING_LOG`, where `process` exists and the value is a known level. An
+ * unknown value is ignored, and `logger` is told so once per process, with the valid levels.
+ */
+export function levelFromEnvironment(logger?: Logger): LogLevel | undefined {
   const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.OPENBANKING_LOG;
   const level = value?.trim().toLowerCase();
-  return LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : undefined;
+  if (LOG_LEVELS.includes(level as LogLevel)) return level as LogLevel;
+  if (level && logger && !warnedEnvironment) {
+    warnedEnvironment = true;
+    logger.warn(`openbanking-ng: OPENBANKING_LOG=${JSON.stringify(value).slice(1, 41).replace(/"$/, '')} is not a log level and is ignored; use one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return undefined;
 }
 
 /** A {@link Logger} that knows which levels it writes. */
