@@ -22,7 +22,7 @@ import { build } from 'esbuild';
 import { ensureBuild, root } from './build.mjs';
 import { builtPackage, splitSizes } from './size/split.mjs';
 
-const BUDGETS = { pkce: 3_000 };
+const BUDGETS = { pkce: 4_096 }; // DESIGN.md `sizes`: room for oauth4webapi's own callback checks
 /** DESIGN.md `sizes`: with code splitting, what loads before the first `cards.create` is sent, and the whole client. */
 const SPLIT_BUDGETS = { firstCall: 46_080, whole: 65_536, namespaces: 1_024 };
 const REFERENCES = ['full-client', 'deps-floor', 'call-path']; // measured for comparison, no budget

@@ -23,7 +23,7 @@ export type {
 } from './core/event-types.js';
 export type { APIPromise, Envelope, WithResponse } from './core/api-promise.js';
 export type { PagePromise } from './core/page-promise.js';
-export { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
+export { OPERATION_SCOPES, type OperationName } from './core/scopes.js';
 export type { TokenKind } from './core/operation.js';
 export type { Logger, LogLevel } from './core/logger.js';
 export type { SignatureEncoding } from './core/signature.js';

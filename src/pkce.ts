@@ -1,6 +1,7 @@
 /**
- * Browser-safe helpers to start the customer's consent with PKCE and read the callback. Never
- * sees a client secret; pulls in no HTTP client, schema library or cipher.
+ * Browser-safe helpers to start the customer's consent with PKCE and read the callback, and the
+ * scopes each operation needs (`OPERATION_SCOPES`) to build the consent request from. Never sees a
+ * client secret; pulls in no HTTP client, schema library or cipher.
  * @module openbanking-ng/pkce
  */
 export { createAuthorizationRequest } from './auth/authorization.js';
@@ -9,4 +10,4 @@ export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/au
 export type { ValidationIssue } from './errors/base.js';
 export { OAuthError, isOAuthError, type OAuthErrorCode } from './errors/oauth.js';
 export { ValidationError, isValidationError } from './errors/local.js';
-export type { Scope, ScopeInput } from './core/scopes.js';
+export { OPERATION_SCOPES, type OperationName, type Scope, type ScopeInput } from './core/scopes.js';

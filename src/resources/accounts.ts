@@ -3,6 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import type { PagePromise } from '../core/page-promise.js';
 import type * as S from '../schemas/accounts.js';
 import { noInput, Resource } from './resource.js';
@@ -42,13 +43,13 @@ export type PathParam = string | number;
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'accounts.create', method: 'POST', path: '/accounts', token: 'client', scopes: ['accounts.create'], input: 'body', source: '§7.1', completeness: 'full' }),
-  list: defineOperation({ name: 'accounts.list', method: 'GET', path: '/accounts', token: 'customer', scopes: ['accounts.list.readonly'], input: 'none', source: '§7.2', completeness: 'full' }),
-  balances: defineOperation({ name: 'accounts.balances.retrieve', method: 'GET', path: '/accounts/{account_number}/balances', token: 'customer', scopes: ['accounts.balance.readonly'], input: 'none', source: '§7.3', completeness: 'full' }),
-  transactions: defineOperation({ name: 'accounts.transactions.list', method: 'GET', path: '/accounts/{account_number}/transactions', token: 'customer', scopes: ['accounts.transactions.readonly'], input: 'query', pagedItems: 'transactions', source: '§7.4', completeness: 'full' }),
-  holdsList: defineOperation({ name: 'accounts.holds.list', method: 'GET', path: '/accounts/{account_number}/holds', token: 'customer', scopes: ['accounts.holds.readonly'], input: 'none', source: '§7.5', completeness: 'full' }),
-  holdsCreate: defineOperation({ name: 'accounts.holds.create', method: 'POST', path: '/accounts/{account_number}/holds', token: 'customer', scopes: ['accounts.holds.create'], input: 'body', source: '§7.6', completeness: 'full' }),
-  holdsUpdate: defineOperation({ name: 'accounts.holds.update', method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', token: 'customer', scopes: ['accounts.holds.update'], input: 'body', source: '§7.7', completeness: 'full' }),
+  create: defineOperation({ name: 'accounts.create', method: 'POST', path: '/accounts', token: 'client', scopes: OPERATION_SCOPES['accounts.create'], input: 'body', source: '§7.1', completeness: 'full' }),
+  list: defineOperation({ name: 'accounts.list', method: 'GET', path: '/accounts', token: 'customer', scopes: OPERATION_SCOPES['accounts.list'], input: 'none', source: '§7.2', completeness: 'full' }),
+  balances: defineOperation({ name: 'accounts.balances.retrieve', method: 'GET', path: '/accounts/{account_number}/balances', token: 'customer', scopes: OPERATION_SCOPES['accounts.balances.retrieve'], input: 'none', source: '§7.3', completeness: 'full' }),
+  transactions: defineOperation({ name: 'accounts.transactions.list', method: 'GET', path: '/accounts/{account_number}/transactions', token: 'customer', scopes: OPERATION_SCOPES['accounts.transactions.list'], input: 'query', pagedItems: 'transactions', source: '§7.4', completeness: 'full' }),
+  holdsList: defineOperation({ name: 'accounts.holds.list', method: 'GET', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.list'], input: 'none', source: '§7.5', completeness: 'full' }),
+  holdsCreate: defineOperation({ name: 'accounts.holds.create', method: 'POST', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.create'], input: 'body', source: '§7.6', completeness: 'full' }),
+  holdsUpdate: defineOperation({ name: 'accounts.holds.update', method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.update'], input: 'body', source: '§7.7', completeness: 'full' }),
 };
 
 /** Their zod schemas, loaded with the namespace's first call. */

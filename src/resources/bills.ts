@@ -3,6 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import type * as S from '../schemas/bills.js';
 import type { PathParam } from './accounts.js';
 import { noInput, Resource } from './resource.js';
@@ -25,10 +26,10 @@ export interface BillPayment extends z.output<typeof S.billPaymentSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  categories: defineOperation({ name: 'bills.categories.list', method: 'GET', path: '/bills/categories', token: 'client', scopes: ['bills.categories.list'], input: 'none', source: '§9.1', completeness: 'partial' }),
-  billers: defineOperation({ name: 'bills.billers.list', method: 'GET', path: '/bills/{category_id}/billers', token: 'client', scopes: ['bills.billers.list'], input: 'none', source: '§9.2', completeness: 'full' }),
-  validate: defineOperation({ name: 'bills.validate', method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'both', scopes: ['bills.bill.validate'], input: 'none', source: '§9.3', completeness: 'full' }),
-  pay: defineOperation({ name: 'bills.pay', method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'customer', scopes: ['bills.transactions.create'], input: 'body', source: '§9.4', completeness: 'full' }),
+  categories: defineOperation({ name: 'bills.categories.list', method: 'GET', path: '/bills/categories', token: 'client', scopes: OPERATION_SCOPES['bills.categories.list'], input: 'none', source: '§9.1', completeness: 'partial' }),
+  billers: defineOperation({ name: 'bills.billers.list', method: 'GET', path: '/bills/{category_id}/billers', token: 'client', scopes: OPERATION_SCOPES['bills.billers.list'], input: 'none', source: '§9.2', completeness: 'full' }),
+  validate: defineOperation({ name: 'bills.validate', method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'both', scopes: OPERATION_SCOPES['bills.validate'], input: 'none', source: '§9.3', completeness: 'full' }),
+  pay: defineOperation({ name: 'bills.pay', method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'customer', scopes: OPERATION_SCOPES['bills.pay'], input: 'body', source: '§9.4', completeness: 'full' }),
 };
 
 /** Their zod schemas, loaded with the namespace's first call. */

@@ -4,6 +4,7 @@ import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS } from '../schemas/card-values.js';
 import { defineOperation } from '../core/operation.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import type * as S from '../schemas/cards.js';
 import { noInput, Resource } from './resource.js';
 
@@ -24,8 +25,8 @@ export type CustomProperty = NonNullable<CreateCardParams['custom_properties']>[
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'cards.create', method: 'POST', path: '/cards', token: 'both', scopes: ['cards.create'], input: 'body', secretRequestFields: CARD_SECRET_REQUEST_FIELDS, secretResponseFields: CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
-  list: defineOperation({ name: 'cards.list', method: 'GET', path: '/cards', token: 'both', scopes: ['cards.list'], input: 'none', secretResponseFields: CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
+  create: defineOperation({ name: 'cards.create', method: 'POST', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.create'], input: 'body', secretRequestFields: CARD_SECRET_REQUEST_FIELDS, secretResponseFields: CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
+  list: defineOperation({ name: 'cards.list', method: 'GET', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.list'], input: 'none', secretResponseFields: CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
 };
 
 /** Their zod schemas, loaded with the namespace's first call. */

@@ -3,6 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import type * as S from '../schemas/customers.js';
 import { noInput, Resource } from './resource.js';
 
@@ -11,7 +12,7 @@ export interface Customer extends z.output<typeof S.customerSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  retrieve: defineOperation({ name: 'customers.retrieve', method: 'GET', path: '/customers', token: 'customer', scopes: ['customers.readonly'], input: 'none', source: '§6.1', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'customers.retrieve', method: 'GET', path: '/customers', token: 'customer', scopes: OPERATION_SCOPES['customers.retrieve'], input: 'none', source: '§6.1', completeness: 'full' }),
 };
 
 /** Their zod schemas, loaded with the namespace's first call. */

@@ -3,6 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import type * as S from '../schemas/direct-debits.js';
 import type { PathParam } from './accounts.js';
 import { noInput, Resource } from './resource.js';
@@ -22,10 +23,10 @@ export interface MandateList extends z.output<typeof S.mandateListSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'directDebits.create', method: 'POST', path: '/direct-debits', token: 'customer', scopes: ['direct-debits.create'], input: 'body', source: '§11.1', completeness: 'partial' }),
-  list: defineOperation({ name: 'directDebits.list', method: 'GET', path: '/direct-debits', token: 'customer', scopes: ['direct-debits.list'], input: 'none', source: '§11.2', completeness: 'full' }),
-  update: defineOperation({ name: 'directDebits.update', method: 'PATCH', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: ['direct-debits.update'], input: 'body', source: '§11.3', completeness: 'full' }),
-  charge: defineOperation({ name: 'directDebits.charge', method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: ['direct-debits.transaction.create'], input: 'body', source: '§11.4', completeness: 'full' }),
+  create: defineOperation({ name: 'directDebits.create', method: 'POST', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.create'], input: 'body', source: '§11.1', completeness: 'partial' }),
+  list: defineOperation({ name: 'directDebits.list', method: 'GET', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.list'], input: 'none', source: '§11.2', completeness: 'full' }),
+  update: defineOperation({ name: 'directDebits.update', method: 'PATCH', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.update'], input: 'body', source: '§11.3', completeness: 'full' }),
+  charge: defineOperation({ name: 'directDebits.charge', method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.charge'], input: 'body', source: '§11.4', completeness: 'full' }),
 };
 
 /** Their zod schemas, loaded with the namespace's first call. */

@@ -3,6 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import type * as S from '../schemas/disputes.js';
 import type { PathParam } from './accounts.js';
 import { noInput, Resource } from './resource.js';
@@ -19,9 +20,9 @@ export interface Dispute extends z.output<typeof S.disputeSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  categories: defineOperation({ name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', token: 'client', scopes: ['disputes.categories.list'], input: 'none', source: '§10.1', completeness: 'full' }),
-  create: defineOperation({ name: 'disputes.create', method: 'POST', path: '/disputes', token: 'customer', scopes: ['disputes.report.create'], input: 'body', source: '§10.2', completeness: 'full' }),
-  retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: ['disputes.report.readonly'], input: 'none', source: '§10.3', completeness: 'full' }),
+  categories: defineOperation({ name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', token: 'client', scopes: OPERATION_SCOPES['disputes.categories.list'], input: 'none', source: '§10.1', completeness: 'full' }),
+  create: defineOperation({ name: 'disputes.create', method: 'POST', path: '/disputes', token: 'customer', scopes: OPERATION_SCOPES['disputes.create'], input: 'body', source: '§10.2', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: OPERATION_SCOPES['disputes.retrieve'], input: 'none', source: '§10.3', completeness: 'full' }),
 };
 
 /** Their zod schemas, loaded with the namespace's first call. */

@@ -3,6 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import type { PagePromise } from '../core/page-promise.js';
 import type * as S from '../schemas/savings.js';
 import type { PathParam } from './accounts.js';
@@ -22,8 +23,8 @@ export interface SavingsTransactionPage extends z.output<typeof S.savingsTransac
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  list: defineOperation({ name: 'savings.list', method: 'GET', path: '/savings', token: 'customer', scopes: ['savings.list'], input: 'none', source: '§14.1', completeness: 'full' }),
-  transactions: defineOperation({ name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', token: 'customer', scopes: ['savings.transactions.list'], input: 'optional-query', pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
+  list: defineOperation({ name: 'savings.list', method: 'GET', path: '/savings', token: 'customer', scopes: OPERATION_SCOPES['savings.list'], input: 'none', source: '§14.1', completeness: 'full' }),
+  transactions: defineOperation({ name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', token: 'customer', scopes: OPERATION_SCOPES['savings.transactions.list'], input: 'optional-query', pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
 };
 
 /** Their zod schemas, loaded with the namespace's first call. */

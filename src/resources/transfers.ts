@@ -3,6 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
 import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import type * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from './resource.js';
@@ -21,9 +22,9 @@ export interface TransferStatus extends z.output<typeof S.transferStatusSchema> 
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  enquiry: defineOperation({ name: 'transfers.enquiry', method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: ['transfers.transactions.enquiry'], input: 'body', source: '§8.1', completeness: 'full' }),
-  create: defineOperation({ name: 'transfers.create', method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: ['transfers.transactions.create'], input: 'body', source: '§8.2', completeness: 'partial', unofficial: true }),
-  retrieve: defineOperation({ name: 'transfers.retrieve', method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: ['transfers.transactions.query'], input: 'none', source: '§8.3', completeness: 'full' }),
+  enquiry: defineOperation({ name: 'transfers.enquiry', method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: OPERATION_SCOPES['transfers.enquiry'], input: 'body', source: '§8.1', completeness: 'full' }),
+  create: defineOperation({ name: 'transfers.create', method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: OPERATION_SCOPES['transfers.create'], input: 'body', source: '§8.2', completeness: 'partial', unofficial: true }),
+  retrieve: defineOperation({ name: 'transfers.retrieve', method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: OPERATION_SCOPES['transfers.retrieve'], input: 'none', source: '§8.3', completeness: 'full' }),
 };
 
 /** Their zod schemas, loaded with the namespace's first call. */
