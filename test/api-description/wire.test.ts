@@ -45,12 +45,13 @@ function onSandbox() {
   return { sandbox, ob, session, exchanges, verdicts };
 }
 
-const same = (v: { client: string; document: string }) => ({ client: v.client.split(' ')[0], document: v.document.split(' ')[0] });
+/** The two verdicts without their reasons: `accepted` or `refused`. */
+const bare = (v: { client: string; document: string }) => ({ client: v.client.split(' ')[0], document: v.document.split(' ')[0] });
 
 describe('secret fields travel as the strings the configured cipher sends', () => {
   const body = pointer('paths', '/cards', 'post', 'requestBody', 'content', 'application/json', 'schema');
 
-  it('a card body with the PIN as each built-in cipher sends it meets the document (the plaintext pattern used to refuse every one)', async () => {
+  it('a card body with the PIN as each built-in cipher sends it meets the document (the plaintext pattern refused every ciphertext)', async () => {
     for (const [name, cipher] of Object.entries({ plaintextCipher, aesGcmCipher: aesGcmCipher(SECRET), aesCbcCipher: aesCbcCipher(SECRET), tripleDesCipher: tripleDesCipher(SECRET) })) {
       const sent = validCard({ card_default_pin: await cipher.encrypt('482916') });
       expect(validator.check(body, sent), name).toBeUndefined();
@@ -99,14 +100,14 @@ describe('numeric ids are integers within ±(2^53 − 1), or strings: exactly wh
       const { verdicts } = onSandbox();
       for (const value of VALUES) {
         const v = await verdicts(path, data(value), call, name === 'transfers.create' ? 201 : 200);
-        expect(same(v).document, `${JSON.stringify(value)}: ${v.client} / ${v.document}`).toBe(same(v).client);
+        expect(bare(v).document, `${JSON.stringify(value)}: ${v.client} / ${v.document}`).toBe(bare(v).client);
       }
     });
   }
 
   it('a numeric id of 2^53 or more is refused by both (the zod refine no longer lost in conversion)', async () => {
     const { verdicts } = onSandbox();
-    expect(same(await verdicts('/savings', { savings: [{ savings_id: 2 ** 53 }] }, (s) => s.savings.list()))).toEqual({ client: 'refused', document: 'refused' });
+    expect(bare(await verdicts('/savings', { savings: [{ savings_id: 2 ** 53 }] }, (s) => s.savings.list()))).toEqual({ client: 'refused', document: 'refused' });
     const id = (schemas.SavingsListData!.properties!.savings as { items: { properties: Record<string, unknown> } }).items.properties.savings_id;
     expect(id).toEqual({ anyOf: [{ type: 'string' }, { type: 'integer', minimum: -(2 ** 53 - 1), maximum: 2 ** 53 - 1 }, { type: 'null' }] });
   });
@@ -143,13 +144,13 @@ describe('the answers the client tolerates are alternatives of the document', ()
     it(`${name} answered ${JSON.stringify(data)}: ${expected} by the client and the document`, async () => {
       const { verdicts } = onSandbox();
       const v = await verdicts(path, data, call);
-      expect(same(v), `${v.client} / ${v.document}`).toEqual({ client: expected, document: expected });
+      expect(bare(v), `${v.client} / ${v.document}`).toEqual({ client: expected, document: expected });
     });
   }
 
   it('the one shape JSON Schema cannot refuse: categories under two array members (the client refuses it, the document cannot count them)', async () => {
     const { verdicts } = onSandbox();
-    expect(same(await verdicts('/bills/categories', { a: [category], b: [category] }, (s) => s.bills.categories.list()))).toEqual({ client: 'refused', document: 'accepted' });
+    expect(bare(await verdicts('/bills/categories', { a: [category], b: [category] }, (s) => s.bills.categories.list()))).toEqual({ client: 'refused', document: 'accepted' });
   });
 });
 
