@@ -1,8 +1,12 @@
 // The OpenAPI 3.1 document of the provider's API, built from the SDK's own operation declarations
 // (`openbanking-ng/schemas`): zod's JSON Schema conversion for every body, query, path parameter and
-// response, the `{status, message, data}` envelope around each response, the spec's error bodies,
-// headers, servers and OAuth 2.0 scopes. Pure: the same declarations give the same document.
+// response (convert.mjs), written as the wire carries them (wire.mjs), the `{status, message, data}`
+// envelope around each response, the spec's error bodies for every status the client handles
+// (errors.mjs), headers, servers and OAuth 2.0 scopes. Pure: the same declarations give the same document.
 import * as z from 'zod/mini';
+import { convert, membersOf, pascal, ref } from './convert.mjs';
+import { errorComponents } from './errors.mjs';
+import { describeSecrets, headerParameters, pathText, SECRET_FIELDS, TOLERATED } from './wire.mjs';
 
 const SANDBOX_API = 'https://api-sandbox.sparkle.fyi/openapi/v1';
 const SANDBOX_IDENTITY = 'https://identity-sandbox.sparkle.fyi';
@@ -15,83 +19,6 @@ const SCOPE_WORDS = {
   standing_orders: 'Manage standing orders',
   openid: 'OpenID Connect sign-in',
 };
-
-/** `accounts.transactions.list` → `AccountsTransactionsList`. */
-const pascal = (name) => name.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
-
-const ref = (kind, name) => ({ $ref: `#/components/${kind}/${name}` });
-
-/**
- * The error bodies of the spec, by status. 400 has two shapes; 404 and 429 bodies are not documented
- * and take the common one, with no response code made up for them.
- */
-function errorComponents() {
-  const code = (example) => ({ type: 'string', description: 'ISO 8583-style response code', ...(example ? { examples: [example] } : {}) });
-  const common = (example) => ({
-    type: 'object',
-    required: ['status', 'message'],
-    properties: { status: code(example), message: { type: 'string' }, data: { type: ['object', 'null'], additionalProperties: {} } },
-    additionalProperties: {},
-  });
-  const schemas = {
-    BadRequestError: {
-      description: 'A 400 body: the seed spec\'s shape (`error_code`, e.g. `MISSING_FIELD`), or the general description\'s (`errors[]`).',
-      oneOf: [
-        {
-          type: 'object',
-          required: ['status', 'error_code', 'message'],
-          properties: { status: code('01'), error_code: { type: 'string', examples: ['MISSING_FIELD'] }, message: { type: 'string' }, data: { type: ['object', 'null'], additionalProperties: {} } },
-          additionalProperties: {},
-        },
-        {
-          type: 'object',
-          required: ['status', 'message', 'errors'],
-          properties: {
-            status: { type: 'string', examples: ['error'] },
-            message: { type: 'string' },
-            errors: {
-              type: 'array',
-              items: { type: 'object', required: ['code', 'message'], properties: { field: { type: 'string' }, code: { type: 'string', examples: ['INVALID_AMOUNT'] }, message: { type: 'string' } }, additionalProperties: {} },
-            },
-          },
-          additionalProperties: {},
-        },
-      ],
-    },
-    UnauthorizedError: common('02'),
-    ForbiddenError: common('03'),
-    NotFoundError: common(),
-    TooManyRequestsError: common(),
-    InternalServerError: common('05'),
-  };
-  const response = (description, schema, headers) => ({ description, ...(headers ? { headers } : {}), content: { 'application/json': { schema: ref('schemas', schema) } } });
-  const responses = {
-    BadRequest: response('Bad request: a field is missing or invalid (`status` 01), or the idempotency key was reused with another body', 'BadRequestError'),
-    Unauthorized: response('The bearer token or the signature was refused (`status` 02)', 'UnauthorizedError'),
-    Forbidden: response('The token lacks the operation\'s scope or consent (`status` 03)', 'ForbiddenError'),
-    NotFound: response('No such resource or path', 'NotFoundError'),
-    TooManyRequests: response('Rate limit exceeded', 'TooManyRequestsError', {
-      'Retry-After': { description: 'Seconds to wait, or an HTTP date', schema: { type: 'string' } },
-    }),
-    InternalServerError: response('The service failed (`status` 05)', 'InternalServerError'),
-  };
-  return { schemas, responses };
-}
-
-/** The headers every API call carries. */
-function headerParameters() {
-  return {
-    IdempotencyKey: { name: 'idempotency-key', in: 'header', required: true, description: 'Makes the request idempotent: the same key and body replay the first answer.', schema: { type: 'string' } },
-    Signature: {
-      name: 'signature',
-      in: 'header',
-      required: true,
-      description: 'SHA-256 of the client secret, a semicolon and the idempotency key (lowercase hex unless the provider says otherwise).',
-      schema: { type: 'string' },
-    },
-    ConnectionId: { name: 'connection-id', in: 'header', required: false, description: 'Selects the target bank.', schema: { type: 'string' } },
-  };
-}
 
 function securitySchemes(scopes) {
   const described = Object.fromEntries([...scopes].sort().map((s) => [s, SCOPE_WORDS[s] ?? `Scope \`${s}\` of the spec's security scheme`]));
@@ -108,67 +35,41 @@ function securitySchemes(scopes) {
   };
 }
 
-/**
- * Converts the registry's schemas with zod (`io`: input for what is sent, output for what is read) and
- * returns them as components. zod puts what several schemas share under `__shared`; each such piece is
- * named after the first component and member that uses it (`CardsCreateBodyCardExpiry`), and every
- * `$ref` points into `#/components/schemas`.
- */
-function convert(registry, io) {
-  const { schemas } = z.toJSONSchema(registry, { io, reused: 'ref', target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` });
-  const shared = schemas.__shared?.$defs ?? {};
-  delete schemas.__shared;
-  const SHARED = /^#\/components\/schemas\/__shared#\/\$defs\/(.+)$/;
-  // Name each shared piece after its first use: the component, then the nearest member name on the way.
-  const names = new Map();
-  const taken = new Set(Object.keys(schemas));
-  const visit = (value, owner, member) => {
-    if (Array.isArray(value)) return value.forEach((item) => visit(item, owner, member));
-    if (value === null || typeof value !== 'object') return;
-    const m = typeof value.$ref === 'string' ? SHARED.exec(value.$ref) : null;
-    if (m && !names.has(m[1])) {
-      let name = `${owner}${pascal(member ?? 'Item')}`;
-      for (let n = 2; taken.has(name); n++) name = `${owner}${pascal(member ?? 'Item')}${n}`;
-      taken.add(name);
-      names.set(m[1], name);
-      visit(shared[m[1]], name, undefined);
-    }
-    for (const [key, item] of Object.entries(value)) {
-      if (key === 'properties') for (const [prop, sub] of Object.entries(item)) visit(sub, owner, prop);
-      else visit(item, owner, member);
-    }
-  };
-  for (const [id, schema] of Object.entries(schemas)) visit(schema, id, undefined);
-  const rewrite = (value) => {
-    if (Array.isArray(value)) return value.map(rewrite);
-    if (value === null || typeof value !== 'object') return value;
-    const out = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (key === '$schema' || key === '$id') continue;
-      const m = key === '$ref' && typeof item === 'string' ? SHARED.exec(item) : null;
-      out[key] = m ? `#/components/schemas/${names.get(m[1])}` : rewrite(item);
-    }
-    return out;
-  };
-  const components = {};
-  for (const [id, schema] of Object.entries(schemas)) components[id] = rewrite(schema);
-  for (const [def, name] of [...names].sort((a, b) => a[1].localeCompare(b[1]))) components[name] = rewrite(shared[def]);
-  return components;
-}
-
-/** The members of an object schema's input JSON Schema, as parameters `where` (`path` or `query`). */
-function parametersOf(schema, where) {
-  if (!schema) return [];
-  const json = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' });
-  const required = new Set(json.required ?? []);
-  return Object.entries(json.properties ?? {}).map(([name, s]) => {
-    const { $schema: _, description, ...rest } = s;
-    return { name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), schema: rest };
-  });
-}
-
 /** The status the provider answers a success with: 201 for creates, 200 otherwise. */
 const successStatus = (name, op) => String(op.status ?? (op.method === 'POST' && name.endsWith('.create') ? 201 : 200));
+
+/** The path and query parameters of `op`: path parameters as the URL's text, query members as the client's schema types them. */
+function parametersOf(op) {
+  const path = membersOf(op.params).map(([name, schema]) => ({ name, in: 'path', required: true, schema: pathText(name, schema) }));
+  const query = membersOf(op.query).map(([name, { description, ...schema }, required]) => ({ name, in: 'query', required, ...(description ? { description } : {}), schema }));
+  return [...path, ...query];
+}
+
+/** `data` of `name`'s success answer: the documented shape, or it and the shapes the client reads as it. */
+function dataOf(name, components) {
+  const documented = ref('schemas', `${pascal(name)}Data`);
+  const tolerated = TOLERATED[name]?.(components[`${pascal(name)}Data`], documented);
+  return tolerated ? { anyOf: [documented, ...tolerated] } : documented;
+}
+
+/** Drops the schema components nothing refers to any more (a shared piece whose only users became secret members). */
+function pruneSchemas(doc) {
+  const schemas = doc.components.schemas;
+  const reached = new Set();
+  const walk = (value) => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (value === null || typeof value !== 'object') return;
+    const name = typeof value.$ref === 'string' && value.$ref.startsWith('#/components/schemas/') ? value.$ref.slice('#/components/schemas/'.length) : undefined;
+    if (name !== undefined && !reached.has(name)) {
+      reached.add(name);
+      walk(schemas[name]);
+    }
+    Object.values(value).forEach(walk);
+  };
+  walk({ ...doc, components: { ...doc.components, schemas: {} } });
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+  return doc;
+}
 
 /**
  * The OpenAPI 3.1 document for `operations` (the `operations` export of `openbanking-ng/schemas`).
@@ -183,6 +84,16 @@ export function buildDocument({ operations, scopes, version }) {
     if (op.body) inputs.add(op.body, { id: `${pascal(name)}Body` });
     if (op.response) outputs.add(op.response, { id: `${pascal(name)}Data` });
   }
+  const schemas = { ...convert(inputs), ...convert(outputs) };
+  // Each shape the client reads besides the documented one is described, or the build stops.
+  for (const name of names) {
+    if (Boolean(operations[name].reshape) !== Boolean(TOLERATED[name])) throw new Error(`openapi: ${name} ${operations[name].reshape ? 'reads other shapes of data: describe them in TOLERATED' : 'has TOLERATED shapes but no reshape'} (scripts/openapi/wire.mjs)`);
+  }
+  for (const [name, secret] of Object.entries(SECRET_FIELDS)) {
+    if (!operations[name]) throw new Error(`openapi: SECRET_FIELDS names ${name}, which is no operation`);
+    if (secret.body) describeSecrets(schemas, `${pascal(name)}Body`, secret.body);
+    if (secret.data) describeSecrets(schemas, `${pascal(name)}Data`, secret.data);
+  }
   const errors = errorComponents();
   const paths = {};
   for (const name of names) {
@@ -196,7 +107,7 @@ export function buildDocument({ operations, scopes, version }) {
       properties: {
         status: { type: 'string', description: 'Response code, `00` or `success`; not read', examples: ['00', 'success'] },
         message: { type: 'string', description: 'Human-readable text, often copied across pages; not read' },
-        data: op.response ? ref('schemas', `${pascal(name)}Data`) : {},
+        data: op.response ? dataOf(name, schemas) : {},
       },
       additionalProperties: {},
     };
@@ -205,30 +116,27 @@ export function buildDocument({ operations, scopes, version }) {
       summary: `${name} (${op.token === 'customer' ? "customer's token" : op.token === 'client' ? 'client-credentials token' : "client-credentials or customer's token"})`,
       tags: [name.split('.')[0]],
       security: [{ oauth2: [...op.scopes] }],
-      parameters: [...parametersOf(op.params, 'path'), ...parametersOf(op.query, 'query'), ref('parameters', 'IdempotencyKey'), ref('parameters', 'Signature'), ref('parameters', 'ConnectionId')],
+      parameters: [...parametersOf(op), ref('parameters', 'IdempotencyKey'), ref('parameters', 'Signature'), ref('parameters', 'ConnectionId')],
       ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', `${pascal(name)}Body`) } } } } : {}),
       responses: {
         [status]: { description: 'Success: the `{status, message, data}` envelope', content: { 'application/json': { schema: envelope } } },
-        400: ref('responses', 'BadRequest'),
-        401: ref('responses', 'Unauthorized'),
-        403: ref('responses', 'Forbidden'),
-        404: ref('responses', 'NotFound'),
-        429: ref('responses', 'TooManyRequests'),
-        500: ref('responses', 'InternalServerError'),
+        ...errors.byStatus,
       },
       'x-openbanking-token': op.token,
       ...(op.unofficial ? { 'x-openbanking-unofficial': true } : {}),
     };
     (paths[op.path] ??= {})[op.method.toLowerCase()] = operation;
   }
-  return {
+  return pruneSchemas({
     openapi: '3.1.0',
     info: {
       title: 'Open Banking Nigeria API (Sparkle)',
       version: '1',
       description:
-        `Generated by openbanking-ng ${version} from the schemas its client validates with. The provider publishes no machine-readable description: ` +
+        `Generated by openbanking-ng ${version} from the schemas its client validates with, as the wire carries them: secret card fields as the configured cipher's strings, ` +
+        'the answer shapes the client tolerates as alternatives, every status it handles. The provider publishes no machine-readable description: ' +
         'operations marked `x-openbanking-unofficial` rest on integrator code rather than the provider\'s pages.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
       { url: SANDBOX_API, description: 'Sandbox' },
@@ -237,10 +145,10 @@ export function buildDocument({ operations, scopes, version }) {
     security: [{ oauth2: [] }],
     paths,
     components: {
-      schemas: { ...convert(inputs, 'input'), ...convert(outputs, 'output'), ...errors.schemas },
+      schemas: { ...schemas, ...errors.schemas },
       responses: errors.responses,
       parameters: headerParameters(),
       securitySchemes: securitySchemes(scopes),
     },
-  };
+  });
 }
