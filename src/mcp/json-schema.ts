@@ -1,0 +1,40 @@
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import * as z from 'zod/mini';
+
+/** A JSON Schema object as tools/list carries it. */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * A published zod schema as JSON Schema (draft 2020-12 keywords that draft-07 validators read
+ * the same way), without `$schema`: clients of the 2025 line validate with draft-07 Ajv, which
+ * refuses a 2020-12 `$schema`.
+ */
+export function jsonSchemaOf(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as JsonSchema;
+  return json;
+}
+
+/** The members of an object schema: its properties, required names and what it says of other members. */
+export function objectParts(json: JsonSchema | undefined): { properties: Record<string, JsonSchema>; required: string[]; additional: unknown } {
+  return {
+    properties: (json?.properties as Record<string, JsonSchema> | undefined) ?? {},
+    required: (json?.required as string[] | undefined) ?? [],
+    additional: json?.additionalProperties ?? false,
+  };
+}
+
+/**
+ * A ready JSON Schema as the Standard Schema `registerTool` takes. Arguments pass as they are:
+ * the client validates them with the operation's own zod schemas and answers a `ValidationError`
+ * naming every bad field, which a check here would replace with a less precise message.
+ */
+export function asStandardSchema(json: JsonSchema): StandardSchemaWithJSON<Record<string, unknown>> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'openbanking-ng',
+      validate: (value: unknown) => ({ value: value as Record<string, unknown> }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  };
+}
