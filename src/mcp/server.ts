@@ -159,8 +159,13 @@ function buildServer(state: AgentState): McpServer {
  * @group Agents
  */
 export function createMcpServerFactory(ob: OpenBanking, options?: McpServerOptions): () => McpServer {
+  const state = agentState(ob, options);
+  return () => buildServer(state);
+}
+
+function agentState(ob: OpenBanking, options: McpServerOptions | undefined): AgentState {
   const resolved = resolveMcpOptions(ob, options);
-  const state: AgentState = {
+  return {
     ob,
     options: resolved,
     tools: operationTools().filter((tool) => resolved.listed.has(tool.operation)),
@@ -168,7 +173,6 @@ export function createMcpServerFactory(ob: OpenBanking, options?: McpServerOptio
     ledger: new Ledger(ob, resolved.now),
     codec: confirmationCodec(),
   };
-  return () => buildServer(state);
 }
 
 /**
@@ -191,5 +195,9 @@ export function createMcpServerFactory(ob: OpenBanking, options?: McpServerOptio
  * @group Agents
  */
 export function createMcpServer(ob: OpenBanking, options?: McpServerOptions): McpServer {
-  return createMcpServerFactory(ob, options)();
+  const state = agentState(ob, options);
+  const server = buildServer(state);
+  // The state is this server's alone: a device-code wait ends with its connection.
+  server.server.onclose = () => state.link.close();
+  return server;
 }
