@@ -20,8 +20,8 @@ export interface RequestOptions {
   headers?: Record<string, string> | Headers;
   /**
    * Attributes for this call's span (`instrument(ob)` from `openbanking-ng/otel`), naming what in
-   * your app made the call, e.g. `{ 'openbanking.mcp.tool': 'accounts_list' }`. Never sent, never on
-   * metrics or events. Up to 16 names (`a-z`, digits, `.` and `_`) with string values.
+   * your app made the call, e.g. `{ 'openbanking.mcp.tool': 'accounts_list' }`: string values, never
+   * sent, never on metrics or events.
    */
   spanAttributes?: Readonly<Record<string, string>>;
 }
@@ -67,10 +67,8 @@ export function checkCallOptions(options: RequestOptions | undefined, idempotenc
     }
   }
   const attributes = options.spanAttributes;
-  if (attributes !== undefined) {
-    const entries = typeof attributes === 'object' && attributes !== null && !Array.isArray(attributes) ? Object.entries(attributes) : undefined;
-    if (entries === undefined || entries.length > 16) issues.add('spanAttributes', 'must be an object of at most 16 string attributes', 'invalid_type');
-    else for (const [name, value] of entries) if (!/^[a-z][a-z0-9_.]{0,127}$/.test(name) || typeof value !== 'string') issues.add(`spanAttributes.${name}`, 'must be a lower-case dotted name with a string value', 'invalid_format');
+  if (attributes !== undefined && (typeof attributes !== 'object' || attributes === null || Object.values(attributes).some((v) => typeof v !== 'string'))) {
+    issues.add('spanAttributes', 'must be an object of strings', 'invalid_type');
   }
   return issues.issues;
 }

@@ -11,7 +11,19 @@ export type JsonSchema = Record<string, unknown>;
  */
 export function jsonSchemaOf(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as JsonSchema;
-  return json;
+  return portable(json) as JsonSchema;
+}
+
+/** zod writes an open object's other members as `additionalProperties: {}`; hosts read `true` more widely. */
+function portable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(portable);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => [
+      key,
+      key === 'additionalProperties' && typeof member === 'object' && member !== null && Object.keys(member).length === 0 ? true : portable(member),
+    ]),
+  );
 }
 
 /** The members of an object schema: its properties, required names and what it says of other members. */

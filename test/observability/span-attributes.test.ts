@@ -36,10 +36,10 @@ describe('spanAttributes: attributes of one call span', () => {
 
   it('bad attributes reject with ValidationError and send nothing', async () => {
     const { ob } = clientFor(server, app);
-    for (const spanAttributes of [{ 'Not A Name': 'x' }, { 'a.b': 1 }, 'tool', Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`a${i}`, 'x']))]) {
+    for (const spanAttributes of [{ 'a.b': 1 }, { 'a.b': 'x', 'c.d': null }, 'tool', null]) {
       const error = await ob.cards.create(validCard(), { spanAttributes: spanAttributes as never }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
-      expect((error as ValidationError).issues[0]!.path).toMatch(/^spanAttributes/);
+      expect((error as ValidationError).issues[0]!.path).toBe('spanAttributes');
     }
     expect(server.requests.count({ path: '/openapi/v1/cards' })).toBe(0);
   });
