@@ -75,6 +75,7 @@ function setupFromEnvironment(env: NodeJS.ProcessEnv, logger: Logger): Setup {
     return { ob, customer: ob.forCustomer(tokens, { id: 'demo-customer' }), connect: undefined, where: 'the built-in local sandbox, as its consented demo customer' };
   }
   if (environment !== undefined && environment !== 'sandbox' && environment !== 'production') throw new Error('OB_ENVIRONMENT must be sandbox or production');
+  if (environment === 'production' && (baseUrl === undefined || authUrl === undefined)) throw new Error('OB_ENVIRONMENT=production needs OB_BASE_URL and OB_AUTH_URL: the hosts your registration gave you');
   const options: ClientOptions = { clientId, clientSecret, environment: environment ?? 'sandbox', logger };
   if (baseUrl !== undefined) options.baseUrl = baseUrl;
   if (authUrl !== undefined) options.authUrl = authUrl;

@@ -99,6 +99,8 @@ export class CustomerLink {
   #connected(tokens: TokenSet): void {
     if (this.#session !== undefined) this.#session.setTokens(tokens);
     else this.#session = this.#ob.forCustomer(tokens, this.#options);
-    void this.#options?.onTokens?.(tokens);
+    // The first set goes to `onTokens` as a refreshed one would; its failure must not end the process.
+    const onTokens = this.#options?.onTokens;
+    if (onTokens) void Promise.resolve().then(() => onTokens(tokens)).catch(() => undefined);
   }
 }

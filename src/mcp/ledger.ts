@@ -103,8 +103,8 @@ export class Ledger {
   }
 
   /**
-   * Adds `minor` to the day's total unless it would pass `limitMinor`: resolves to the new total,
-   * or to `undefined` with nothing added. Atomic across the fleet (compare-and-set).
+   * Adds `minor` to the day's total unless it would pass `limitMinor`: resolves to the total and
+   * whether it was added. Atomic across the fleet (compare-and-set).
    */
   async reserve(scope: string, day: string, minor: number, limitMinor: number): Promise<{ total: number; added: boolean }> {
     const key = this.#dayKey(scope, day);

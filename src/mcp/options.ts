@@ -44,7 +44,10 @@ export interface McpServerOptions {
    * approves every call some other way.
    */
   confirm?: 'elicit' | 'none';
-  /** Options of the session `connect_bank` makes once the person approves (`id`, `onTokens`, `onConsentEnded`). */
+  /**
+   * Options of the session `connect_bank` makes once the person approves (`id`, `onTokens`,
+   * `onConsentEnded`); `onTokens` receives the first token set too, so that you can store it.
+   */
   connect?: CustomerSessionOptions;
   /** Clock in milliseconds that decides the Lagos calendar day. Default `Date.now`. */
   now?: () => number;

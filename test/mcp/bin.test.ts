@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type SandboxServer, startSandboxServer } from '../../src/testing.js';
 import { ALL_SCOPES, APP, textOf, TRANSFER } from './support.js';
 
-// The command as it ships: built with the package's tsup config, run as a child process, driven
+// The command as it ships: built with the package's tsup config (its entry alone), run as a child process, driven
 // over stdio and Streamable HTTP by the official clients of both lines, against a sandbox on
 // 127.0.0.1 whose counters say what was sent.
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,7 +24,7 @@ const MONEY = ['--allow', 'transfers.create', '--max-amount', '50000', '--daily-
 const POSTS = { path: '/openapi/v1/transactions/transfer', method: 'POST' } as const;
 
 beforeAll(async () => {
-  await promisify(execFile)('npx', ['tsup', '--no-dts', '--silent', '--out-dir', out], { cwd: root });
+  await promisify(execFile)('npx', ['tsup', '--no-dts', '--silent', '--format', 'esm', '--out-dir', out, '--entry.bin/openbanking-ng-mcp', 'src/bin/openbanking-ng-mcp.ts'], { cwd: root });
 }, 120_000);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
@@ -122,6 +122,9 @@ describe('openbanking-ng-mcp over stdio, against a sandbox on 127.0.0.1', () => 
     expect(refused.stderr).toMatch(/--daily-amount/);
     expect(refused.stderr).not.toContain(APP.clientSecret);
     expect((await run(['--allow', 'bills.pay,transfers.create'])).code).toBe(1);
+    const production = await run([], { OB_CLIENT_ID: APP.clientId, OB_CLIENT_SECRET: APP.clientSecret, OB_ENVIRONMENT: 'production' });
+    expect(production.code).toBe(1);
+    expect(production.stderr).toMatch(/OB_BASE_URL and OB_AUTH_URL/);
     expect((await run(['--bogus'])).code).toBe(2);
     expect(server.requests.count()).toBe(0);
   });
