@@ -9,8 +9,10 @@ export default defineConfig({
     redis: 'src/redis.ts',
     schemas: 'src/schemas.ts',
     otel: 'src/otel.ts',
-    // The `openbanking-ng-sandbox` command (package.json "bin").
+    mcp: 'src/mcp.ts',
+    // The `openbanking-ng-sandbox` and `openbanking-ng-mcp` commands (package.json "bin").
     'bin/openbanking-ng-sandbox': 'src/bin/openbanking-ng-sandbox.ts',
+    'bin/openbanking-ng-mcp': 'src/bin/openbanking-ng-mcp.ts',
   },
   format: ['esm', 'cjs'],
   dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
@@ -22,6 +24,6 @@ export default defineConfig({
   splitting: true,
   // Keep `node:` specifiers as written: Deno and Bun resolve them, and the main entry must show none.
   removeNodeProtocol: false,
-  external: ['ky', 'oauth4webapi', 'uuid', 'msw', 'redis', 'ioredis', '@opentelemetry/api', /^node:/],
+  external: ['ky', 'oauth4webapi', 'uuid', 'msw', 'redis', 'ioredis', '@opentelemetry/api', /^@modelcontextprotocol\//, /^node:/],
   noExternal: ['zod'],
 });

@@ -133,6 +133,7 @@ writeFileSync(
         'openbanking-ng/redis': [rel('src/redis.ts')],
         'openbanking-ng/schemas': [rel('src/schemas.ts')],
         'openbanking-ng/otel': [rel('src/otel.ts')],
+        'openbanking-ng/mcp': [rel('src/mcp.ts')],
         '*': [rel('node_modules/*')],
       },
     },

@@ -20,6 +20,7 @@ const expected = {
   [`${pkg.name}/redis`]: ['redisFleet', 'MemoryFleetStore'],
   [`${pkg.name}/schemas`]: ['operations'],
   [`${pkg.name}/otel`]: ['instrument'],
+  [`${pkg.name}/mcp`]: ['createMcpServer', 'createMcpServerFactory'],
 };
 const CARD = { account_number: '0123456789', card_holder_name: 'Ada Obi', card_status: 'ACTIVE', card_default_pin: '1234', card_expiry: { month: '09', year: '2029' } };
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -32,9 +33,11 @@ try {
   const msw = pkg.devDependencies.msw;
   // The optional peers of /testing and /otel, and an OpenTelemetry SDK to record spans with.
   const otel = ['@opentelemetry/api', '@opentelemetry/sdk-trace-base'].map((name) => `${name}@${pkg.devDependencies[name]}`);
-  // And the Redis clients /redis takes (the user's own, never a dependency of the package).
+  // And the Redis clients /redis takes (the user's own, never a dependency of the package), and the
+  // MCP server SDK of /mcp (its command is checked by scripts/mcp-smoke.mjs).
   const redisClients = ['redis', 'ioredis'].map((name) => `${name}@${pkg.devDependencies[name]}`);
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), `msw@${msw}`, ...otel, ...redisClients], work);
+  const mcp = `@modelcontextprotocol/server@${pkg.devDependencies['@modelcontextprotocol/server']}`;
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), `msw@${msw}`, ...otel, ...redisClients, mcp], work);
 
   // Every built-in cipher round-trips a PIN from the built files, and a decryption failure in the
   // Node-only entry is the main entry's CipherError (one shared class per module system).

@@ -42,6 +42,7 @@ const EXAMPLES = [
   { file: 'examples/direct-debits.mjs' },
   { file: 'examples/savings.mjs' },
   { file: 'examples/observability.mjs' },
+  { file: 'examples/agent-session.mjs' },
   { file: 'examples/demo.mjs' },
   { file: 'examples/auth-code-backend/server.mjs', server: driveBackend },
   { file: 'examples/auth-code-backend/server.mjs', scriptArgs: ['--spa'], server: driveConsent },

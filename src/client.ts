@@ -12,6 +12,7 @@ import type { RequestParams } from './core/request-params.js';
 import { type Scope, scopeList } from './core/scopes.js';
 import { Transport } from './core/transport.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
+import type { FleetStore } from './fleet/store.js';
 import { CustomerSession } from './customer-session.js';
 import { ValidationError } from './errors/index.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
@@ -32,6 +33,8 @@ interface ClientState {
   bearers: Map<string, BearerSource>;
   /** Refresh grants in flight by refresh token: the client's sessions over one token set redeem it once. */
   refreshes: Map<string, Promise<TokenSet>>;
+  /** The `fleet` option as given. */
+  fleet: FleetStore | undefined;
 }
 
 /**
@@ -70,6 +73,7 @@ export class OpenBanking extends Namespaces {
       clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, fleetGuard(config)),
       bearers: new Map(),
       refreshes: new Map(),
+      fleet: options.fleet,
     };
     super(runnerFor(state, undefined));
     this.#state = state;
@@ -147,6 +151,14 @@ export class OpenBanking extends Namespaces {
   get clientId(): string {
     return this.#state.config.clientId;
   }
+  /**
+   * The `fleet` option's store as given, or undefined: for code built on the client that keeps
+   * state of its own across the fleet, such as the daily limits of `openbanking-ng/mcp`.
+   * @group Fleets
+   */
+  get fleet(): FleetStore | undefined {
+    return this.#state.fleet;
+  }
 
   /**
    * Listens to the client's calls: `callStart`, `request`, `response`, `retry`, `rateLimitWait`,
@@ -217,6 +229,7 @@ export class OpenBanking extends Namespaces {
       tokens: customerTokens,
       send: (params, callOptions, bearer) => send(state, params, callOptions, bearer),
       clientBearer: (params) => customerTokens.gate(clientBearer(state, requestScopes(params))),
+      id,
     });
   }
 

@@ -16,6 +16,8 @@ export interface SessionLink {
   send<Data>(params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data>;
   /** The client-credentials token source for `params.scope` (`request` with `customer: false`). */
   clientBearer(params: RequestParams): BearerSource;
+  /** The `id` option of `forCustomer`. */
+  id?: string | undefined;
 }
 
 /**
@@ -67,6 +69,11 @@ export class CustomerSession extends Namespaces {
   constructor(link: SessionLink) {
     super(link.runner);
     this.#link = link;
+  }
+
+  /** The `id` given to `ob.forCustomer` (the customer's key in a fleet), or undefined. */
+  get id(): string | undefined {
+    return this.#link.id;
   }
 
   /** The current token set (a copy): the one given, or the latest refreshed one. */

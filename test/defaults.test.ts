@@ -251,11 +251,15 @@ describe('package.json', () => {
     expect(pkg.engines.node).toBe('>=20.19.0');
     expect(Object.keys(pkg.dependencies).sort()).toEqual(['ky', 'oauth4webapi', 'uuid', 'zod']);
     // msw for /testing; the Redis clients for /redis, which imports neither: the user passes theirs;
-    // @opentelemetry/api for /otel (^1.9.0, a range users can meet).
-    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@opentelemetry/api', 'ioredis', 'msw', 'redis']);
+    // @opentelemetry/api for /otel (^1.9.0, a range users can meet); the MCP server SDK for /mcp.
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(['@modelcontextprotocol/server', '@opentelemetry/api', 'ioredis', 'msw', 'redis']);
     expect(pkg.peerDependencies['@opentelemetry/api']).toBe('^1.9.0');
-    for (const peer of ['@opentelemetry/api', 'ioredis', 'msw', 'redis']) expect(pkg.peerDependenciesMeta[peer].optional, peer).toBe(true);
-    for (const entry of ['.', './pkce', './testing', './node', './redis', './otel']) {
+    expect(pkg.peerDependencies['@modelcontextprotocol/server']).toMatch(/^\^2\./);
+    for (const peer of Object.keys(pkg.peerDependencies)) expect(pkg.peerDependenciesMeta[peer].optional, peer).toBe(true);
+    // The MCP SDKs the tests drive the server with are pinned exactly, as dev tools are.
+    for (const dev of ['@modelcontextprotocol/server', '@modelcontextprotocol/client', '@modelcontextprotocol/sdk']) expect(pkg.devDependencies[dev], dev).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(pkg.bin).toEqual({ 'openbanking-ng-sandbox': 'dist/bin/openbanking-ng-sandbox.js', 'openbanking-ng-mcp': 'dist/bin/openbanking-ng-mcp.js' });
+    for (const entry of ['.', './pkce', './testing', './node', './redis', './otel', './mcp']) {
       expect(Object.keys(pkg.exports[entry]).sort(), entry).toEqual(['import', 'require']);
       for (const kind of ['import', 'require']) expect(Object.keys(pkg.exports[entry][kind]), `${entry} ${kind}`).toEqual(['types', 'default']);
     }

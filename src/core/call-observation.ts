@@ -89,7 +89,7 @@ export function observeCall<T extends { response: Response }>(
       urlTemplate: op.urlTemplate!,
       idempotencyKey: typeof call.idempotencyKey === 'string' ? call.idempotencyKey : uuid(),
       connectionId: call.connectionId ?? config.connectionId,
-    });
+    }, typeof call.spanAttributes === 'object' && call.spanAttributes !== null ? call.spanAttributes : undefined);
     return observe.run(() => send(observe), (result) => result.response.status);
   });
 }
@@ -105,8 +105,9 @@ export class CallObservation implements AttemptObserver {
   constructor(
     readonly hub: Hub,
     readonly start: CallStartEvent,
+    attributes?: Readonly<Record<string, string>>,
   ) {
-    this.#traces = tracesOf(hub, (tap) => tap.call(start));
+    this.#traces = tracesOf(hub, (tap) => tap.call(start, attributes));
     // The listeners get their own copy: the call reads its key from `start`, which no listener may change.
     tell(hub, 'callStart', { ...start });
   }

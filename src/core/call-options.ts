@@ -18,11 +18,17 @@ export interface RequestOptions {
   maxRetries?: number;
   /** Extra headers for this call. They cannot replace the SDK's authorization, signature or idempotency headers. */
   headers?: Record<string, string> | Headers;
+  /**
+   * Attributes for this call's span (`instrument(ob)` from `openbanking-ng/otel`), naming what in
+   * your app made the call, e.g. `{ 'openbanking.mcp.tool': 'accounts_list' }`: string values, never
+   * sent, never on metrics or events.
+   */
+  spanAttributes?: Readonly<Record<string, string>>;
 }
 
 /** Headers the SDK sets itself; a caller's `headers` option cannot replace them. */
 export const PROTECTED_HEADERS: ReadonlySet<string> = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
-const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers']);
+const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers', 'spanAttributes']);
 /** An HTTP header name (RFC 9110 token). */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -59,6 +65,10 @@ export function checkCallOptions(options: RequestOptions | undefined, idempotenc
         else if (PROTECTED_HEADERS.has(lower) || lower === idempotencyHeader) issues.add(`headers.${name}`, 'is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', 'protected_header');
       }
     }
+  }
+  const attributes = options.spanAttributes;
+  if (attributes !== undefined && (typeof attributes !== 'object' || attributes === null || Object.values(attributes).some((v) => typeof v !== 'string'))) {
+    issues.add('spanAttributes', 'must be an object of strings', 'invalid_type');
   }
   return issues.issues;
 }

@@ -152,8 +152,8 @@ export const EVENT_NAMES: readonly ClientEventName[] = ['callStart', 'request', 
  * from its start, and may run it in its own context and add headers to its attempts.
  */
 export interface CallTap {
-  /** A logical call starts; the returned trace follows it. */
-  call(start: CallStartEvent): CallTrace | undefined;
+  /** A logical call starts; the returned trace follows it. `attributes`: the call's `spanAttributes` option. */
+  call(start: CallStartEvent, attributes?: Readonly<Record<string, string>>): CallTrace | undefined;
   /** A grant request starts; the returned trace follows it. */
   grant(grant: TokenGrant): GrantTrace | undefined;
 }

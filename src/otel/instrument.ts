@@ -73,8 +73,8 @@ class OtelTap implements CallTap {
     readonly propagate: boolean,
   ) {}
 
-  call(start: CallStartEvent): CallTrace {
-    return new CallSpans(this, start, context.active());
+  call(start: CallStartEvent, attributes?: Readonly<Record<string, string>>): CallTrace {
+    return new CallSpans(this, start, context.active(), attributes);
   }
 
   grant(grant: TokenGrant): GrantTrace {
@@ -110,10 +110,12 @@ class CallSpans implements CallTrace {
   #attemptBegan = 0;
   #attemptAttributes: Attributes = {};
 
-  constructor(tap: OtelTap, start: CallStartEvent, parent: Context) {
+  constructor(tap: OtelTap, start: CallStartEvent, parent: Context, extra: Readonly<Record<string, string>> = {}) {
     this.#tap = tap;
     this.#base = { 'http.request.method': start.method, 'url.template': start.urlTemplate, 'server.address': tap.apiHost };
-    const attributes: Attributes = { 'openbanking.operation': start.operation, 'openbanking.idempotency_key': start.idempotencyKey, ...this.#base };
+    // The caller's `spanAttributes` (checked before sending) never replace the SDK's own.
+    const own = Object.fromEntries(Object.entries(extra).filter(([, value]) => typeof value === 'string'));
+    const attributes: Attributes = { ...own, 'openbanking.operation': start.operation, 'openbanking.idempotency_key': start.idempotencyKey, ...this.#base };
     if (start.connectionId !== undefined) attributes['openbanking.connection_id'] = start.connectionId;
     this.#span = tap.tracer.startSpan(start.operation, { kind: SpanKind.CLIENT, attributes }, parent);
     this.#context = trace.setSpan(parent, this.#span);

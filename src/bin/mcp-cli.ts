@@ -1,0 +1,169 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { type ClientOptions, type CustomerSession, type CustomerSessionOptions, type Logger, OPERATION_SCOPES, OpenBanking, type TokenSet } from '../index.js';
+import { type AllowName, createMcpServerFactory, type McpServerOptions } from '../mcp.js';
+import { MONEY_OPERATIONS } from '../mcp/catalog.js';
+import { createSandbox } from '../testing.js';
+import { type HttpEndpoint, serveHttp } from './mcp-http.js';
+
+/** Where the command writes: stderr only, since stdout carries the protocol over stdio. */
+export interface McpCliOutput {
+  err(line: string): void;
+}
+
+/** A server that is running: stop it with `close`. */
+export interface RunningMcp {
+  close(): Promise<void>;
+}
+
+const USAGE = `Usage: openbanking-ng-mcp [options]
+
+Serves the Open Banking API to an AI agent over the Model Context Protocol (stdio by default).
+Read-only unless --allow says otherwise; money tools need --max-amount and --daily-amount.
+
+Options:
+      --allow <names>         operations to allow beside the reads, comma-separated or repeated:
+                              transfers.create, bills.pay, directDebits.charge, accounts.holds.create,
+                              cards.create, ... or writes (every POST and PATCH that moves no money)
+      --max-amount <n>        per-call limit of the money tools (naira)
+      --daily-amount <n>      per-day limit of the money tools (naira, Lagos calendar day)
+      --no-confirm            do not ask the person to confirm money tools (the limits still hold)
+      --http                  serve Streamable HTTP at /mcp instead of stdio
+      --host <address>        --http address (default 127.0.0.1; any other needs OB_MCP_TOKEN)
+      --port <n>              --http port (default 3000; 0 picks a free one)
+  -h, --help                  show this help
+
+Environment (none: the built-in local sandbox with a consented demo customer):
+  OB_CLIENT_ID, OB_CLIENT_SECRET   the application's credentials
+  OB_ENVIRONMENT                   sandbox (default) or production
+  OB_BASE_URL, OB_AUTH_URL         the API and identity hosts (required in production)
+  OB_CUSTOMER_TOKENS               a JSON file with the customer's token set; when it does not
+                                   exist yet, connect_bank writes it once the customer approves
+  OB_MCP_TOKEN                     with --http: the bearer token every request must carry`;
+
+/** Every customer scope the operations ask for: the demo customer's consent. */
+const ALL_SCOPES = [...new Set(Object.values(OPERATION_SCOPES).flat())].sort();
+
+/** The client's log lines on stderr, whatever their level: stdout is the protocol. */
+function stderrLogger(io: McpCliOutput): Logger {
+  const line = (level: string) => (message: string, details?: object) => io.err(`openbanking-ng ${level}: ${message}${details ? ` ${JSON.stringify(details)}` : ''}`);
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+}
+
+/** Writes the customer's token set for the next start, readable by its owner only. */
+const saveTokens = (path: string) => (tokens: TokenSet) => writeFileSync(path, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
+
+interface Setup {
+  ob: OpenBanking;
+  customer: CustomerSession | undefined;
+  connect: CustomerSessionOptions | undefined;
+  where: string;
+}
+
+/** The client and customer the environment describes, or the local sandbox and its demo customer. */
+function setupFromEnvironment(env: NodeJS.ProcessEnv, logger: Logger): Setup {
+  const { OB_CLIENT_ID: clientId, OB_CLIENT_SECRET: clientSecret, OB_ENVIRONMENT: environment, OB_BASE_URL: baseUrl, OB_AUTH_URL: authUrl, OB_CUSTOMER_TOKENS: tokensPath } = env;
+  if ((clientId === undefined) !== (clientSecret === undefined)) throw new Error('OB_CLIENT_ID and OB_CLIENT_SECRET go together');
+  if (clientId === undefined || clientSecret === undefined) {
+    if (environment === 'production') throw new Error('OB_ENVIRONMENT=production needs OB_CLIENT_ID and OB_CLIENT_SECRET');
+    const demo = { clientId: 'openbanking-ng-mcp-demo', clientSecret: `demo-${crypto.randomUUID()}`, name: 'openbanking-ng-mcp demo' };
+    const sandbox = createSandbox({ clients: [demo] });
+    const ob = new OpenBanking({ clientId: demo.clientId, clientSecret: demo.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, logger });
+    const tokens = sandbox.issueTokens({ clientId: demo.clientId, scope: ALL_SCOPES, kind: 'customer' });
+    return { ob, customer: ob.forCustomer(tokens, { id: 'demo-customer' }), connect: undefined, where: 'the built-in local sandbox, as its consented demo customer' };
+  }
+  if (environment !== undefined && environment !== 'sandbox' && environment !== 'production') throw new Error('OB_ENVIRONMENT must be sandbox or production');
+  if (environment === 'production' && (baseUrl === undefined || authUrl === undefined)) throw new Error('OB_ENVIRONMENT=production needs OB_BASE_URL and OB_AUTH_URL: the hosts your registration gave you');
+  const options: ClientOptions = { clientId, clientSecret, environment: environment ?? 'sandbox', logger };
+  if (baseUrl !== undefined) options.baseUrl = baseUrl;
+  if (authUrl !== undefined) options.authUrl = authUrl;
+  const ob = new OpenBanking(options);
+  if (tokensPath === undefined) return { ob, customer: undefined, connect: undefined, where: `${ob.baseUrl}; no customer yet (connect_bank)` };
+  const save = saveTokens(tokensPath);
+  if (!existsSync(tokensPath)) return { ob, customer: undefined, connect: { onTokens: save }, where: `${ob.baseUrl}; no customer yet (connect_bank writes ${tokensPath})` };
+  let tokens: TokenSet;
+  try {
+    tokens = JSON.parse(readFileSync(tokensPath, 'utf8')) as TokenSet;
+  } catch {
+    throw new Error(`OB_CUSTOMER_TOKENS: ${tokensPath} is not a JSON token set`);
+  }
+  return { ob, customer: ob.forCustomer(tokens, { onTokens: save }), connect: undefined, where: `${ob.baseUrl}, for the customer of ${tokensPath}` };
+}
+
+/**
+ * Parses the command line and the environment, checks the options and starts serving. Resolves
+ * to the running server, or to an exit code: 0 after --help, 2 for arguments it cannot read, 1
+ * when it refuses to start (money tools without both limits, a token file it cannot read, a
+ * public --host without OB_MCP_TOKEN).
+ */
+export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: McpCliOutput): Promise<RunningMcp | number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      allowNegative: true,
+      options: {
+        allow: { type: 'string', multiple: true },
+        'max-amount': { type: 'string' },
+        'daily-amount': { type: 'string' },
+        confirm: { type: 'boolean', default: true },
+        http: { type: 'boolean', default: false },
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'string', default: '3000' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    io.err(`openbanking-ng-mcp: ${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.err(USAGE);
+    return 0;
+  }
+  const port = Number(values.port);
+  if (!/^\d+$/.test(values.port) || port > 65535) {
+    io.err(`openbanking-ng-mcp: --port must be a number from 0 to 65535\n\n${USAGE}`);
+    return 2;
+  }
+  const allow = (values.allow ?? []).flatMap((list) => list.split(',')).map((name) => name.trim()).filter(Boolean) as AllowName[];
+  const amount = (flag: 'max-amount' | 'daily-amount') => (values[flag] === undefined ? undefined : Number(values[flag]));
+  const perCall = amount('max-amount');
+  const perDay = amount('daily-amount');
+
+  let factory: () => McpServer;
+  let setup: Setup;
+  try {
+    setup = setupFromEnvironment(env, stderrLogger(io));
+    const options: McpServerOptions = { allow, confirm: values.confirm ? 'elicit' : 'none' };
+    if (perCall !== undefined || perDay !== undefined) options.limits = { perCall: perCall as number, perDay: perDay as number };
+    if (setup.customer) options.customer = setup.customer;
+    if (setup.connect) options.connect = setup.connect;
+    factory = createMcpServerFactory(setup.ob, options);
+  } catch (error) {
+    const message = (error as Error).message.replaceAll('limits.perCall', '--max-amount').replaceAll('limits.perDay', '--daily-amount');
+    io.err(`openbanking-ng-mcp: ${message}`);
+    return 1;
+  }
+  const money = allow.filter((name) => MONEY_OPERATIONS.has(name as never));
+  const posture = money.length === 0 ? 'no money movement' : `money tools ${money.join(', ')} within ${perCall} per call and ${perDay} per day${values.confirm ? ', each confirmed by the person' : ', NOT confirmed (--no-confirm)'}`;
+
+  if (!values.http) {
+    const handle = serveStdio(factory);
+    io.err(`openbanking-ng-mcp: serving over stdio, against ${setup.where}; ${posture}.`);
+    return { close: () => handle.close() };
+  }
+  let endpoint: HttpEndpoint;
+  try {
+    endpoint = await serveHttp(factory, { host: values.host, port, token: env.OB_MCP_TOKEN === '' ? undefined : env.OB_MCP_TOKEN });
+  } catch (error) {
+    io.err(`openbanking-ng-mcp: ${(error as Error).message}`);
+    return 1;
+  }
+  io.err(`openbanking-ng-mcp: serving Streamable HTTP at ${endpoint.url}${env.OB_MCP_TOKEN ? ' (Authorization: Bearer OB_MCP_TOKEN required)' : ''}, against ${setup.where}; ${posture}.`);
+  return endpoint;
+}

@@ -1,0 +1,203 @@
+import { type CallToolResult, type InputRequiredResult, McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { type CustomerSession, type OpenBanking, type RequestOptions, type Scope, ValidationError } from '../index.js';
+import { operations } from '../schemas.js';
+import { type OperationTool, operationTools } from './catalog.js';
+import { type Confirmation, confirmationCodec } from './confirm.js';
+import { CONNECT_OUTPUT, CustomerLink } from './connect.js';
+import { invoke, splitArguments } from './invoke.js';
+import { asStandardSchema, type JsonSchema, jsonSchemaOf } from './json-schema.js';
+import { Ledger } from './ledger.js';
+import { type McpServerOptions, resolveMcpOptions, type ResolvedMcpOptions } from './options.js';
+import { toolError, toolResult } from './results.js';
+import { runWrite } from './writes.js';
+import type { RequestStateCodec } from '@modelcontextprotocol/server';
+import { version } from '../../package.json';
+
+/** What every server instance of one factory shares: the customer, the day totals, the confirmation key. */
+interface AgentState {
+  ob: OpenBanking;
+  options: ResolvedMcpOptions;
+  tools: OperationTool[];
+  link: CustomerLink;
+  ledger: Ledger;
+  codec: RequestStateCodec<Confirmation>;
+}
+
+/** `transfers_wait` waits at most this long; the default stays inside the 60 s clients give a call. */
+const WAIT_MAX_MS = 120_000;
+const WAIT_DEFAULT_MS = 50_000;
+
+const WAIT_INPUT: JsonSchema = {
+  type: 'object',
+  properties: {
+    batch_reference: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'number' }], description: 'The batch_reference transfers_create returned.' },
+    timeout: { type: 'number', exclusiveMinimum: 0, maximum: WAIT_MAX_MS, description: `How long to wait, in ms (default ${WAIT_DEFAULT_MS}, at most ${WAIT_MAX_MS}).` },
+  },
+  required: ['batch_reference'],
+  additionalProperties: false,
+};
+
+/** The scopes `connect_bank` asks consent for: those of the customer tools listed. */
+function customerScopes(tools: readonly OperationTool[]): Scope[] {
+  const names = [...tools.filter((t) => t.token !== 'client').map((t) => t.operation), 'transfers.retrieve' as const];
+  return [...new Set(names.flatMap((name) => operations[name].scopes))].sort();
+}
+
+function instructions(state: AgentState): string {
+  const { limits, confirm } = state.options;
+  const money = state.tools.filter((t) => t.kind === 'money').map((t) => t.name);
+  const lines = ['Open Banking Nigeria for one customer, through the openbanking-ng client. Every tool is one API call; results mask card secrets.'];
+  if (state.link.session === undefined) lines.push('No customer is connected yet: call connect_bank and give the person the address and code it returns.');
+  if (money.length === 0) lines.push('Money movement is not enabled on this server.');
+  else lines.push(`Money tools (${money.join(', ')}) stay within ${limits!.perCall} per call and ${limits!.perDay} per Lagos day${confirm === 'elicit' ? ', and the person confirms each one' : ''}.`);
+  lines.push('To retry a write, repeat its idempotency_key with the same arguments; after a transfer, call transfers_wait rather than sending it again.');
+  return lines.join(' ');
+}
+
+/** The session for a customer tool, the client for the rest (a `both` tool uses the customer when there is one). */
+function targetFor(state: AgentState, tool: Pick<OperationTool, 'token'>): OpenBanking | CustomerSession {
+  if (tool.token === 'customer') return state.link.require();
+  if (tool.token === 'both') return state.link.session ?? state.ob;
+  return state.ob;
+}
+
+/** The customer's tokens, masked in any text that would quote them. */
+function secretsOf(state: AgentState): string[] {
+  const tokens = state.link.session?.tokens;
+  return [tokens?.access_token, tokens?.refresh_token].filter((t): t is string => typeof t === 'string');
+}
+
+async function callOperation(state: AgentState, server: McpServer, tool: OperationTool, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  try {
+    const target = targetFor(state, tool);
+    // Every tool call is a logical call of the client, its span naming the tool.
+    const options: RequestOptions = { spanAttributes: { 'openbanking.mcp.tool': tool.name }, signal: ctx.mcpReq.signal };
+    if (tool.kind === 'read') return toolResult(tool, await invoke(target, tool, splitArguments(tool, args), options), undefined, secretsOf(state));
+    const { ledger, codec, options: o } = state;
+    const customerId = target === state.ob ? undefined : (target as CustomerSession).id;
+    return await runWrite({ server, ctx, tool, args, target, customerId, ledger, codec, limits: o.limits, confirm: o.confirm, options, secrets: secretsOf(state) });
+  } catch (error) {
+    return toolError(error, secretsOf(state));
+  }
+}
+
+async function waitForTransfer(state: AgentState, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> {
+  const tool = { kind: 'read', wrapsArray: false } as const;
+  try {
+    const { batch_reference: reference, timeout = WAIT_DEFAULT_MS, ...rest } = args ?? {};
+    const issues = Object.keys(rest).map((key) => ({ path: key, message: 'is not a known field', code: 'unrecognized_keys' }));
+    if (typeof reference !== 'number' && (typeof reference !== 'string' || reference === '')) issues.push({ path: 'batch_reference', message: 'is required (a string or number)', code: 'missing' });
+    if (typeof timeout !== 'number' || !(timeout > 0 && timeout <= WAIT_MAX_MS)) issues.push({ path: 'timeout', message: `must be a number of ms above 0, at most ${WAIT_MAX_MS}`, code: 'invalid_value' });
+    if (issues.length > 0) throw new ValidationError('Invalid arguments for transfers_wait', issues);
+    const session = state.link.require();
+    return toolResult(tool, await session.transfers.waitForCompletion(reference as string | number, { timeout: timeout as number, signal: ctx.mcpReq.signal }), undefined, secretsOf(state));
+  } catch (error) {
+    return toolError(error, secretsOf(state));
+  }
+}
+
+/** One server instance over the shared state: the listed tools, and nothing else. */
+function buildServer(state: AgentState): McpServer {
+  const server = new McpServer({ name: 'openbanking-ng', version }, { capabilities: { tools: { listChanged: false } }, instructions: instructions(state), requestState: { verify: state.codec.verify } });
+  for (const tool of state.tools) {
+    server.registerTool(
+      tool.name,
+      { title: tool.operation, description: tool.description, inputSchema: asStandardSchema(tool.inputSchema), outputSchema: asStandardSchema(tool.outputSchema), annotations: tool.annotations },
+      (args, ctx) => callOperation(state, server, tool, args, ctx),
+    );
+  }
+  const wait = jsonSchemaOf(operations['transfers.retrieve'].response!, 'output');
+  server.registerTool(
+    'transfers_wait',
+    {
+      title: 'transfers.waitForCompletion',
+      description: `Waits for a transfer to settle: polls transfers.retrieve (1 s, then 2, 4, 8 … s apart) until its status is final, for at most timeout ms. Never sends the transfer again.`,
+      inputSchema: asStandardSchema(WAIT_INPUT),
+      outputSchema: asStandardSchema(wait),
+      annotations: { readOnlyHint: true, idempotentHint: true },
+    },
+    (args, ctx) => waitForTransfer(state, args, ctx),
+  );
+  if (state.options.customer === undefined) {
+    server.registerTool(
+      'connect_bank',
+      {
+        title: 'Connect the customer',
+        description: "Starts the bank's device-code consent for the scopes of the customer tools: returns the address and the code the person enters there. The customer tools work once they approve.",
+        inputSchema: asStandardSchema({ type: 'object', properties: {}, additionalProperties: false }),
+        outputSchema: asStandardSchema(CONNECT_OUTPUT),
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+      },
+      async () => {
+        try {
+          const answer = await state.link.connect(customerScopes(state.tools));
+          return { content: [{ type: 'text', text: answer.message }], structuredContent: { ...answer } };
+        } catch (error) {
+          return toolError(error, []);
+        }
+      },
+    );
+  }
+  return server;
+}
+
+/**
+ * A factory of MCP servers that share one state (the customer, the confirmations, the day
+ * totals): for transports that build a server per request, such as `createMcpHandler` of
+ * `@modelcontextprotocol/server`. Checks the options once; throws `ValidationError` as
+ * {@link createMcpServer} does.
+ *
+ * @example
+ * ```ts
+ * import { createMcpHandler } from '@modelcontextprotocol/server';
+ * import { OpenBanking } from 'openbanking-ng';
+ * import { createMcpServerFactory } from 'openbanking-ng/mcp';
+ * declare const ob: OpenBanking;
+ * const handler = createMcpHandler(createMcpServerFactory(ob, { customer: ob.forCustomer(tokens) }));
+ * declare const tokens: import('openbanking-ng').TokenSet;
+ * ```
+ * @group Agents
+ */
+export function createMcpServerFactory(ob: OpenBanking, options?: McpServerOptions): () => McpServer {
+  const state = agentState(ob, options);
+  return () => buildServer(state);
+}
+
+function agentState(ob: OpenBanking, options: McpServerOptions | undefined): AgentState {
+  const resolved = resolveMcpOptions(ob, options);
+  return {
+    ob,
+    options: resolved,
+    tools: operationTools().filter((tool) => resolved.listed.has(tool.operation)),
+    link: new CustomerLink(ob, resolved.customer, resolved.connect),
+    ledger: new Ledger(ob, resolved.now),
+    codec: confirmationCodec(),
+  };
+}
+
+/**
+ * A Model Context Protocol server over `ob`: one tool per typed operation (`cards_list`,
+ * `accounts_transactions_list`, …), read-only unless `allow` says otherwise; money tools confirmed
+ * by the person and held to `limits`. Connect it to any transport of `@modelcontextprotocol/server`.
+ * Throws `ValidationError` for bad options, money tools without both limits among them.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTransport } from '@modelcontextprotocol/server';
+ * import { OpenBanking, type TokenSet } from 'openbanking-ng';
+ * import { createMcpServer } from 'openbanking-ng/mcp';
+ * declare const ob: OpenBanking, tokens: TokenSet;
+ * const session = ob.forCustomer(tokens, { id: 'customer-42' });
+ * const server = createMcpServer(ob, { customer: session, allow: ['transfers.create'], limits: { perCall: 50_000, perDay: 200_000 } });
+ * const [, serverSide] = InMemoryTransport.createLinkedPair();
+ * await server.connect(serverSide);
+ * ```
+ * @group Agents
+ */
+export function createMcpServer(ob: OpenBanking, options?: McpServerOptions): McpServer {
+  const state = agentState(ob, options);
+  const server = buildServer(state);
+  // The state is this server's alone: a device-code wait ends with its connection.
+  server.server.onclose = () => state.link.close();
+  return server;
+}

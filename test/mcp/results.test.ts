@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { createMcpServer } from '../../src/mcp.js';
+import { validCard } from '../support/cards.js';
+import { type Agent, APP, bank, LINES, textOf, TRANSFER } from './support.js';
+
+// DESIGN "Agents", row "results": card secrets masked; errors as tool results with the SDK error's
+// class, message and, for ApiError, status and idempotency key; no client secret or token anywhere.
+const PAN = '5399831234567890';
+const CARD_SECRETS = { card_number: PAN, card_cvv2: '987', card_default_pin: '48261', card_token: 'tok_CARD_SENTINEL_3c9d' };
+
+/** The sandbox behind a provider that sends whole card numbers and every secret field in clear. */
+function cardBank() {
+  const b = bank();
+  const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+    const response = await b.sandbox(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!url.pathname.endsWith('/cards') || response.status >= 300) return response;
+    const body = (await response.json()) as { data: Record<string, unknown> & { cards?: Record<string, unknown>[] } };
+    if (Array.isArray(body.data.cards)) body.data.cards = body.data.cards.map((card) => ({ ...card, ...CARD_SECRETS }));
+    else Object.assign(body.data, CARD_SECRETS);
+    return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+  };
+  const ob = b.client({ fetch: fetch as typeof globalThis.fetch });
+  return { ...b, ob, session: ob.forCustomer(b.tokens, { id: 'customer-42' }) };
+}
+
+const everything = (results: { content: { text?: string }[]; structuredContent?: unknown }[]) => results.map((r) => `${textOf(r as never)}\n${JSON.stringify(r.structuredContent ?? null)}`).join('\n');
+
+describe.each(LINES)('results for the %s', (_line, connect) => {
+  it('card secrets are masked: the number keeps its last four characters, the rest read [redacted]', async () => {
+    const { ob, session } = cardBank();
+    const agent = await connect(ob, { customer: session, allow: ['cards.create'] });
+    const created = await agent.call('cards_create', validCard({ card_default_pin: '48261' }));
+    const listed = await agent.call('cards_list');
+    expect(created.structuredContent).toMatchObject({ card_number: '7890', card_cvv2: '[redacted]', card_default_pin: '[redacted]', card_token: '[redacted]' });
+    expect(listed.structuredContent).toMatchObject({ cards: [{ card_number: '7890', card_cvv2: '[redacted]', card_default_pin: '[redacted]', card_token: '[redacted]' }] });
+    const shown = everything([created, listed]);
+    for (const secret of [PAN, '987', '48261', CARD_SECRETS.card_token]) expect(shown).not.toContain(secret);
+    await agent.close();
+  });
+
+  it("an ApiError: class, message, status and the call's idempotency key, as the sandbox saw it", async () => {
+    const { sandbox, ob, session } = bank();
+    const agent = await connect(ob, { customer: session, allow: ['transfers.create'], limits: { perCall: 50_000, perDay: 200_000 } });
+    const missing = await agent.call('accounts_balances_retrieve', { account_number: '0000000000' });
+    expect(missing.isError).toBe(true);
+    expect(missing.structuredContent).toBeUndefined();
+    const read = sandbox.requests.list({ path: '/openapi/v1/accounts/0000000000/balances' });
+    expect(textOf(missing)).toMatch(/^NotFoundError: Account 0000000000 was not found/);
+    expect(JSON.parse(textOf(missing).split('\n')[1]!).error).toMatchObject({ name: 'NotFoundError', status: 404, idempotency_key: read[0]!.idempotencyKey });
+    const refused = await agent.call('transfers_create', { ...TRANSFER, source_account_number: '1111111111' });
+    const sent = sandbox.requests.list({ path: '/openapi/v1/transactions/transfer' });
+    expect(textOf(refused)).toMatch(/^BadRequestError: /);
+    expect(JSON.parse(textOf(refused).split('\n')[1]!).error).toMatchObject({ name: 'BadRequestError', status: 400, error_code: 'INVALID_FIELD', idempotency_key: sent[0]!.idempotencyKey });
+    await agent.close();
+  });
+});
+
+describe('no client secret or token in any result or error', () => {
+  it('through reads, writes, refusals, an ended consent and connect_bank', async () => {
+    const { sandbox, ob, session, tokens, client } = bank();
+    const results = [];
+    const agents: Agent[] = [];
+    for (const [, connect] of LINES) {
+      const agent = await connect(ob, { customer: session, allow: ['writes', 'transfers.create'], limits: { perCall: 50_000, perDay: 60_000 } });
+      agents.push(agent);
+      results.push(await agent.call('customers_retrieve'), await agent.call('transfers_create', TRANSFER), await agent.call('transfers_create', { ...TRANSFER, amount: 60_000 }));
+      results.push(await agent.call('cards_create', validCard()), await agent.call('accounts_list', { extra: tokens.access_token }));
+    }
+    // The customer revokes the consent: the next refresh is refused and the session ends.
+    sandbox.revokeConsent(tokens.refresh_token!);
+    const ended = await agents[0]!.call('accounts_list');
+    results.push(ended, await agents[0]!.call('accounts_list'));
+    expect(textOf(ended)).toMatch(/^(AuthenticationError|ConsentEndedError): /);
+    // The device-code poll waits between polls (briefly): a wait that never yields would hold the event loop.
+    const connecting = createMcpServer(client({ sleep: () => new Promise((resolve) => setTimeout(resolve, 5)) }), {});
+    const { v2 } = await import('./support.js');
+    const connectAgent = await v2(connecting);
+    results.push(await connectAgent.call('connect_bank'), await connectAgent.call('accounts_list'));
+    const shown = everything(results);
+    for (const secret of [APP.clientSecret, tokens.access_token, tokens.refresh_token!, session.tokens.access_token]) expect(shown).not.toContain(secret);
+    expect(shown).not.toMatch(/device_code/);
+    await Promise.all([...agents, connectAgent].map((a) => a.close()));
+  });
+});
