@@ -1,6 +1,7 @@
 import { type Attributes, type Context, context, type MeterProvider, metrics, type Span, SpanKind, SpanStatusCode, trace, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { OpenBanking } from '../client.js';
 import type { CallEndEvent, CallStartEvent, CallTap, CallTrace, GrantTrace, RateLimitWaitEvent, RequestEvent, ResponseEvent, RetryEvent, TokenGrant } from '../core/event-types.js';
+import { version } from '../../package.json';
 import { type ClientInstruments, createInstruments } from './metrics.js';
 
 /**
@@ -23,14 +24,17 @@ export interface InstrumentOptions {
 /** The name under which `ob.on` takes an instrumentation (`TAP` of `core/events.ts`). */
 const TAP = 'openbanking-ng:tap';
 const SCOPE = 'openbanking-ng';
+/** The semantic-conventions version whose HTTP client attributes the spans and metrics follow. */
+const SCHEMA_URL = 'https://opentelemetry.io/schemas/1.37.0';
 
 /** The clock spans and durations are measured with, whatever clock the client runs on. */
 const clock = (): number => performance.now();
 
 /**
  * Traces and measures every call of `ob` (and of its customer sessions) through
- * `@opentelemetry/api`: one CLIENT span per logical call, one child per attempt, one per grant
- * request, and the metrics of `docs/observability.md`. Returns the function that stops it.
+ * `@opentelemetry/api`: one INTERNAL span per logical call with a CLIENT child per attempt (so
+ * span-derived HTTP metrics count each request once), one span per grant, and the metrics of
+ * `docs/observability.md`. Returns the function that stops it.
  *
  * @example
  * ```ts
@@ -46,18 +50,25 @@ const clock = (): number => performance.now();
 export function instrument(ob: OpenBanking, options: InstrumentOptions = {}): () => void {
   if (typeof (ob as { on?: unknown } | null)?.on !== 'function' || typeof ob.baseUrl !== 'string') throw new TypeError('instrument(ob): ob must be an OpenBanking client');
   if (typeof options !== 'object' || options === null) throw new TypeError('instrument(ob, options): options must be an object');
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
-  const instruments = createInstruments((options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE));
-  const tap = new OtelTap(tracer, instruments, hostOf(ob.baseUrl), hostOf(ob.authUrl), options.propagate === true);
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, version, { schemaUrl: SCHEMA_URL });
+  const instruments = createInstruments((options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, version, { schemaUrl: SCHEMA_URL }));
+  const tap = new OtelTap(tracer, instruments, serverOf(ob.baseUrl), serverOf(ob.authUrl), options.propagate === true);
   // `on` takes an instrumentation under this name (the same in every copy of the package).
   return (ob as unknown as { on(name: string, tap: CallTap): () => void }).on(TAP, tap);
 }
 
-function hostOf(url: string): string {
+/** `server.address` and `server.port` of a host, the scheme's default port included. */
+interface Server {
+  address: string;
+  port: number;
+}
+
+function serverOf(url: string): Server {
   try {
-    return new URL(url).hostname;
+    const { hostname, port, protocol } = new URL(url);
+    return { address: hostname.replace(/^\[|\]$/g, ''), port: port ? Number(port) : protocol === 'http:' ? 80 : 443 };
   } catch {
-    return '';
+    return { address: '', port: 443 };
   }
 }
 
@@ -68,8 +79,8 @@ class OtelTap implements CallTap {
   constructor(
     readonly tracer: Tracer,
     readonly instruments: ClientInstruments,
-    readonly apiHost: string,
-    readonly authHost: string,
+    readonly api: Server,
+    readonly identity: Server,
     readonly propagate: boolean,
   ) {}
 
@@ -81,7 +92,7 @@ class OtelTap implements CallTap {
     const parent = context.active();
     const span = this.tracer.startSpan(
       `oauth2 ${grant}`,
-      { kind: SpanKind.CLIENT, attributes: { 'openbanking.grant': grant, 'http.request.method': 'POST', 'server.address': this.authHost } },
+      { kind: SpanKind.INTERNAL, attributes: { 'openbanking.grant': grant, 'http.request.method': 'POST', 'server.address': this.identity.address } },
       parent,
     );
     return {
@@ -112,12 +123,12 @@ class CallSpans implements CallTrace {
 
   constructor(tap: OtelTap, start: CallStartEvent, parent: Context, extra: Readonly<Record<string, string>> = {}) {
     this.#tap = tap;
-    this.#base = { 'http.request.method': start.method, 'url.template': start.urlTemplate, 'server.address': tap.apiHost };
+    this.#base = { 'http.request.method': start.method, 'url.template': start.urlTemplate, 'server.address': tap.api.address };
     // The caller's `spanAttributes` (checked before sending) never replace the SDK's own.
     const own = Object.fromEntries(Object.entries(extra).filter(([, value]) => typeof value === 'string'));
     const attributes: Attributes = { ...own, 'openbanking.operation': start.operation, 'openbanking.idempotency_key': start.idempotencyKey, ...this.#base };
     if (start.connectionId !== undefined) attributes['openbanking.connection_id'] = start.connectionId;
-    this.#span = tap.tracer.startSpan(start.operation, { kind: SpanKind.CLIENT, attributes }, parent);
+    this.#span = tap.tracer.startSpan(start.operation, { kind: SpanKind.INTERNAL, attributes }, parent);
     this.#context = trace.setSpan(parent, this.#span);
   }
 
@@ -127,12 +138,13 @@ class CallSpans implements CallTrace {
 
   request(event: RequestEvent, headers: Headers): void {
     this.#endAttempt(undefined); // every attempt ends before the next starts; this only guards against a missed end
-    const attributes: Attributes = { ...this.#base };
+    const measured: Attributes = { ...this.#base, 'server.port': this.#tap.api.port };
+    const attributes: Attributes = { ...measured, 'url.full': event.url };
     if (event.attempt > 1) attributes['http.request.resend_count'] = event.attempt - 1;
     const span = this.#tap.tracer.startSpan(`${event.method} ${event.urlTemplate}`, { kind: SpanKind.CLIENT, attributes }, this.#context);
     this.#attempt = span;
     this.#attemptBegan = clock();
-    this.#attemptAttributes = { ...this.#base };
+    this.#attemptAttributes = measured;
     if (this.#tap.propagate) {
       const sc = span.spanContext();
       if (trace.isSpanContextValid(sc)) headers.set('traceparent', `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`);
@@ -152,9 +164,8 @@ class CallSpans implements CallTrace {
   retry(event: RetryEvent): void {
     const reason = NO_ANSWER[event.reason];
     if (reason !== undefined) this.#endAttempt(reason);
+    // A 429's Retry-After wait is a retry (its `delayMs`), never a rate_limit.wait: that is the limiter's.
     this.#tap.instruments.retries.add(1, { 'openbanking.operation': event.operation, 'openbanking.retry.reason': event.reason });
-    // A 429's Retry-After is the provider's rate budget holding the call back.
-    if (event.status === 429 && event.delayMs > 0) this.#waited(event.operation, event.delayMs);
   }
 
   rateLimitWait(event: RateLimitWaitEvent): void {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { metrics, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { DataPointType } from '@opentelemetry/sdk-metrics';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -38,7 +39,8 @@ describe('instrument(ob): spans and metrics with the OpenTelemetry SDK, against 
     const { idempotencyKey } = await ob.cards.create(validCard()).withResponse();
 
     const call = t.one('cards.create');
-    expect(call.kind).toBe(SpanKind.CLIENT);
+    // INTERNAL: its HTTP requests are the CLIENT children, so span-derived HTTP metrics count each once.
+    expect(call.kind).toBe(SpanKind.INTERNAL);
     expect(call.attributes).toMatchObject({
       'openbanking.operation': 'cards.create',
       'openbanking.idempotency_key': idempotencyKey,
@@ -52,6 +54,7 @@ describe('instrument(ob): spans and metrics with the OpenTelemetry SDK, against 
     expect(attempts).toHaveLength(2);
     expect(attempts.map((s) => s.kind)).toEqual([SpanKind.CLIENT, SpanKind.CLIENT]);
     expect(attempts.map((s) => s.attributes['http.response.status_code'])).toEqual([503, 201]);
+    expect(attempts[0]!.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': Number(new URL(server.baseUrl).port), 'url.full': `${server.baseUrl}/cards` });
     expect(attempts[0]!.attributes['http.request.resend_count']).toBeUndefined();
     expect(attempts[1]!.attributes['http.request.resend_count']).toBe(1);
     expect(attempts[0]!.status.code).toBe(SpanStatusCode.ERROR);
@@ -60,7 +63,7 @@ describe('instrument(ob): spans and metrics with the OpenTelemetry SDK, against 
 
     // The token request the call caused is its child.
     const token = t.one('oauth2 client_credentials');
-    expect(token.kind).toBe(SpanKind.CLIENT);
+    expect(token.kind).toBe(SpanKind.INTERNAL);
     expect(token.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
 
     const retries = await t.points('openbanking.client.retries');
@@ -72,25 +75,40 @@ describe('instrument(ob): spans and metrics with the OpenTelemetry SDK, against 
         [201, undefined, 1],
       ]),
     );
-    expect(perAttempt[0]!.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.template': '/cards', 'server.address': '127.0.0.1' });
+    expect(perAttempt[0]!.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.template': '/cards', 'server.address': '127.0.0.1', 'server.port': Number(new URL(server.baseUrl).port) });
+    expect(perAttempt[0]!.attributes['url.full']).toBeUndefined(); // a URL is no metric attribute
     const perCall = await t.points('openbanking.client.call.duration');
     expect(perCall.map((p) => [p.attributes, (p.value as { count: number }).count])).toEqual([[{ 'openbanking.operation': 'cards.create', 'openbanking.outcome': 'ok' }, 1]]);
     const tokens = await t.points('openbanking.client.token.requests');
     expect(tokens.map((p) => [p.attributes, p.value])).toEqual([[{ 'openbanking.grant': 'client_credentials', 'openbanking.outcome': 'ok' }, 1]]);
   });
 
-  it('a 429 with Retry-After: the wait is a rate_limit.wait event on the call span and a rate_limit.wait measurement', async () => {
+  it("a 429 with Retry-After: the wait is a retry (its delayMs), never the limiter's rate_limit.wait", async () => {
     server.faults.inject({ path: CARDS, times: 1, fault: { type: 'status', status: 429, retryAfter: 2 } });
     const { ob, sleeps } = instrumented();
+    const retries: number[] = [];
+    ob.on('retry', (e) => void retries.push(e.delayMs));
     await ob.cards.create(validCard());
     expect(sleeps).toEqual([2000]);
+    expect(retries).toEqual([2000]);
     const call = t.one('cards.create');
-    expect(call.events.map((e) => [e.name, e.attributes])).toEqual([['rate_limit.wait', { 'openbanking.rate_limit.wait_ms': 2000 }]]);
+    expect(call.events).toEqual([]);
     const [limited, ok] = t.childrenOf(call).filter((s) => s.name === 'POST /cards');
     expect(limited!.attributes).toMatchObject({ 'http.response.status_code': 429, 'error.type': '429' });
     expect(ok!.attributes['http.request.resend_count']).toBe(1);
-    const waits = await t.points('openbanking.client.rate_limit.wait');
-    expect(waits.map((p) => [p.attributes, (p.value as { sum: number }).sum])).toEqual([[{ 'openbanking.operation': 'cards.create' }, 2]]);
+    expect(await t.points('openbanking.client.rate_limit.wait')).toEqual([]);
+    const counted = await t.points('openbanking.client.retries');
+    expect(counted.map((p) => [p.attributes, p.value])).toEqual([[{ 'openbanking.operation': 'cards.create', 'openbanking.retry.reason': 'status' }, 1]]);
+  });
+
+  it('the tracer and the meter are named openbanking-ng, with the package version and the semantic conventions followed', async () => {
+    const { ob } = instrumented();
+    await ob.cards.create(validCard());
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    const scope = t.one('cards.create').instrumentationScope;
+    expect(scope).toEqual({ name: 'openbanking-ng', version, schemaUrl: expect.stringMatching(/^https:\/\/opentelemetry\.io\/schemas\/1\.\d+\.\d+$/) });
+    const metricScopes = await t.scopes();
+    expect(metricScopes).toContainEqual({ name: 'openbanking-ng', version, schemaUrl: scope.schemaUrl });
   });
 
   it("the client's own rate limiter: its wait shows on the held call's span", async () => {
@@ -241,8 +259,9 @@ describe('instrument(ob): spans and metrics with the OpenTelemetry SDK, against 
   });
 
   it('the five instruments: names, kinds and units as DESIGN lists them (durations in seconds)', async () => {
-    server.faults.inject({ path: CARDS, times: 1, fault: { type: 'status', status: 429, retryAfter: 1 } });
-    const { ob } = instrumented();
+    server.faults.inject({ path: CARDS, times: 1, fault: { type: 'status', status: 503 } });
+    const clock = createManualClock(Date.now()); // the limiter's hold (rate_limit.wait) on the client's clock
+    const { ob } = instrumented({ rateLimit: { rate: 60, burst: 1 }, now: clock.now, sleep: clock.sleep });
     await ob.cards.create(validCard());
     const found = (await t.allMetrics()).map((m) => [m.descriptor.name, m.dataPointType, m.descriptor.unit]);
     expect(found).toEqual(

@@ -63,7 +63,7 @@ describe('end to end over OTLP/HTTP', () => {
       const byName = (name: string) => receiver.spans.filter((s) => s.name === name);
       const [call] = byName('cards.create');
       expect(call).toBeDefined();
-      expect(call!.kind).toBe(3); // SPAN_KIND_CLIENT in OTLP
+      expect(call!.kind).toBe(1); // SPAN_KIND_INTERNAL in OTLP: its attempts are the CLIENT spans
       expect(attributesOf(call!)).toEqual({
         'openbanking.operation': 'cards.create',
         'openbanking.idempotency_key': idempotencyKey,
@@ -74,8 +74,9 @@ describe('end to end over OTLP/HTTP', () => {
       });
       const attempts = byName('POST /cards');
       expect(attempts.map((s) => s.parentSpanId)).toEqual([call!.spanId, call!.spanId]);
+      expect(attempts.map((s) => s.kind)).toEqual([3, 3]); // SPAN_KIND_CLIENT
       expect(attempts.map(attributesOf)).toEqual([
-        expect.objectContaining({ 'http.response.status_code': 503, 'error.type': '503' }),
+        expect.objectContaining({ 'http.response.status_code': 503, 'error.type': '503', 'server.port': Number(new URL(sandbox.baseUrl).port), 'url.full': `${sandbox.baseUrl}/cards` }),
         expect.objectContaining({ 'http.response.status_code': 201, 'http.request.resend_count': 1 }),
       ]);
       expect(byName('oauth2 client_credentials').map((s) => s.parentSpanId)).toEqual([call!.spanId]);

@@ -41,6 +41,13 @@ export function telemetry() {
     return metricExporter.getMetrics().flatMap((r) => r.scopeMetrics).flatMap((s) => s.metrics);
   }
 
+  /** The instrumentation scopes of the metrics read now. */
+  async function scopes() {
+    metricExporter.reset();
+    await reader.forceFlush();
+    return metricExporter.getMetrics().flatMap((r) => r.scopeMetrics).map((s) => ({ ...s.scope }));
+  }
+
   const finished = (): ReadableSpan[] => spans.getFinishedSpans();
   const named = (name: string): ReadableSpan[] => finished().filter((s) => s.name === name);
   const one = (name: string): ReadableSpan => {
@@ -60,6 +67,7 @@ export function telemetry() {
     childrenOf,
     points,
     allMetrics,
+    scopes,
     async shutdown() {
       await tracerProvider.shutdown();
       await meterProvider.shutdown();
