@@ -21,7 +21,7 @@ export const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const LOCAL_CLAIM_TTL_MS = 60 * 60 * 1000;
 /** A claim seen with no outcome for this many lock TTLs means its claimer is gone. */
 export const UNCONFIRMED_AFTER_LOCK_TTLS = 10;
-/** How many of its own claims' outcomes a client remembers, so none of its sessions sends a spent token. */
+/** How many of its own claims' outcomes (and of others' claims seen waiting) a client remembers: none of its sessions sends a spent token. */
 const REMEMBERED = 1_000;
 
 /** How a claim ended, as its claimer records it after the grant's answer. */
@@ -152,7 +152,7 @@ export class CustomerRefresh {
     let unopened = false;
     for (let round = 0; ; round++) {
       try {
-        const step = await this.#round(current, rt, digest, id);
+        const step = await this.#look(current, rt, digest, id);
         if (step !== WAIT) return step;
       } catch (error) {
         if (!(error instanceof StoreFailure)) throw error;
@@ -165,28 +165,33 @@ export class CustomerRefresh {
     }
   }
 
-  /** One look: take the lock (or follow the claim while another holds it), then claim, redeem or follow. */
-  async #round(current: TokenSet, rt: string, digest: string, id: string | undefined): Promise<Step> {
+  /** 1. Look: take the customer's lock (while another holds it, follow the claim), read the claim on the refresh token. */
+  async #look(current: TokenSet, rt: string, digest: string, id: string | undefined): Promise<Step> {
     const { store, lockTtlMs } = this.#ctx;
     const lock = id === undefined ? undefined : `${this.#customerKey(id)}:lock`;
     const owner = lock === undefined ? undefined : await store.strictLock(lock, lockTtlMs);
-    if (lock !== undefined && owner === undefined) return this.#follow(current, digest, id, (await this.#readClaim(digest)).claim);
+    if (lock !== undefined && owner === undefined) return this.#takeUp(current, digest, id, (await this.#readClaim(digest)).claim);
     try {
-      let { claim, raw } = await this.#readClaim(digest);
-      if (claim === undefined && steps.claims) {
-        // Create-if-absent, then read back: the answer may be lost, the record decides.
-        await store.strictCreate(this.#claimKey(digest), await store.seal(this.#claimKey(digest), JSON.stringify({ by: this.#ctx.instance })), store.shared ? RECORD_TTL_MS : LOCAL_CLAIM_TTL_MS);
-        ({ claim, raw } = await this.#readClaim(digest));
-        if (claim === undefined) return WAIT;
-      }
-      if (claim === undefined || (claim.by === this.#ctx.instance && claim.outcome === undefined)) return await this.#redeem(current, rt, digest, id, raw);
-      return await this.#follow(current, digest, id, claim);
+      const { claim, raw } = await this.#claim(digest);
+      if (claim === undefined) return steps.claims ? WAIT : await this.#redeem(current, rt, digest, id, raw);
+      if (claim.by === this.#ctx.instance && claim.outcome === undefined) return await this.#redeem(current, rt, digest, id, raw);
+      return await this.#takeUp(current, digest, id, claim);
     } finally {
       if (lock !== undefined && owner !== undefined) void store.unlock(lock, owner).catch(() => undefined);
     }
   }
 
-  /** The claimer sends the grant and records how it ended; the claim stays, so nobody sends that token again. */
+  /** 2. Claim: the claim on the refresh token, created (create-if-absent) when there is none, then read back: the record decides, never the answer to the create. */
+  async #claim(digest: string): Promise<{ claim: Claim | undefined; raw: string | undefined }> {
+    const found = await this.#readClaim(digest);
+    if (found.claim !== undefined || !steps.claims) return found;
+    const { store, instance } = this.#ctx;
+    const key = this.#claimKey(digest);
+    await store.strictCreate(key, await store.seal(key, JSON.stringify({ by: instance })), store.shared ? RECORD_TTL_MS : LOCAL_CLAIM_TTL_MS);
+    return this.#readClaim(digest);
+  }
+
+  /** 3. Redeem: the claimer sends the grant and records how it ended; the claim stays, so nobody sends that token again. */
   async #redeem(current: TokenSet, rt: string, digest: string, id: string | undefined, raw: string | undefined): Promise<Refreshed> {
     let fresh: TokenSet;
     try {
@@ -222,13 +227,14 @@ export class CustomerRefresh {
     return error;
   }
 
-  /** Follows another client's claim: its outcome ends the session or hands over the customer's set; none yet means wait. */
-  async #follow(current: TokenSet, digest: string, id: string | undefined, claim: Claim | undefined): Promise<Step> {
+  /** 4. Wait, then take up: another client's claim; its outcome ends the session or hands over the customer's set, none yet means wait. */
+  async #takeUp(current: TokenSet, digest: string, id: string | undefined, claim: Claim | undefined): Promise<Step> {
     if (claim === undefined || (claim.by === this.#ctx.instance && claim.outcome === undefined)) return WAIT;
     if (claim.outcome === undefined) {
       const now = this.#ctx.now();
       const since = this.#seen.get(digest) ?? now;
       this.#seen.set(digest, since);
+      if (this.#seen.size > REMEMBERED) this.#seen.delete(this.#seen.keys().next().value!);
       if (now - since < UNCONFIRMED_AFTER_LOCK_TTLS * this.#ctx.lockTtlMs) return WAIT;
       this.#seen.delete(digest);
       throw unconfirmed(current, `its refresh token was claimed by a client that recorded no outcome for ${Math.round((now - since) / 1000)} s (it stopped, or lost its answer)`);

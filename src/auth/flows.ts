@@ -227,6 +227,7 @@ export interface DeviceAuthorization {
 export const DEVICE_POLL_INTERVAL = 5;
 /** The shortest wait between polls (seconds), whatever the server's `interval`. */
 export const MIN_DEVICE_POLL_INTERVAL = 1;
+/** What each `slow_down` answer adds to the interval (seconds). */
 export const SLOW_DOWN_STEP = 5;
 
 /** When each device authorization this SDK returned was received (ms), for the local expiry check. */
