@@ -254,7 +254,7 @@ export class CustomerRefresh {
   /**
    * Stores what the claimer learnt, in order (the set before the outcome). A write the store does
    * not confirm leaves the rest for later: the claimer goes on with its new set and keeps trying,
-   * a little less often each time (1 s, 2 s, … up to a minute).
+   * every second for ten tries, then less often (up to once a minute).
    */
   async #record(writes: (() => Promise<void>)[], release: () => void, attempt = 0): Promise<void> {
     let next = 0;
@@ -264,7 +264,7 @@ export class CustomerRefresh {
       if (!(error instanceof StoreFailure)) throw error;
       const rest = writes.slice(next);
       steps.storeFailed(() => {
-        const timer = setTimeout(() => void this.#record(rest, () => undefined, attempt + 1).catch(() => undefined), Math.min(60_000, 1_000 * 2 ** attempt));
+        const timer = setTimeout(() => void this.#record(rest, () => undefined, attempt + 1).catch(() => undefined), Math.min(60_000, attempt < 10 ? 1_000 : 1_000 * 2 ** (attempt - 9)));
         (timer as { unref?: () => void }).unref?.(); // a record still owed never keeps the process alive
       }, release);
     }
