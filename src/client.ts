@@ -1,19 +1,17 @@
 import { Auth } from './auth/auth.js';
-import { ClientCredentialsTokens, type GrantGuard } from './auth/client-credentials.js';
-import type { SharedCustomerRefresh } from './fleet/handle.js';
-import { type CustomerSessionOptions, CustomerTokens } from './auth/customer-tokens.js';
-import type { GrantContext } from './auth/grant-context.js';
-import type { TokenSet, TokenSetInput } from './auth/token-store.js';
+import { CustomerRefresh } from './auth/customer-refresh.js';
+import { CustomerSession, type CustomerSessionOptions, SessionTokens } from './auth/customer-session.js';
+import type { GrantContext } from './auth/grant.js';
+import { ClientCredentialsTokens, fleetGrantGuard, type TokenSetInput } from './auth/tokens.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './core/api-promise.js';
 import type { BearerSource } from './core/http.js';
 import type { RequestOptions } from './core/call-options.js';
 import type { RequestParams } from './core/request-params.js';
-import { type Scope, scopeList } from './core/scopes.js';
+import type { Scope } from './core/scopes.js';
 import { Transport } from './core/transport.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
-import type { FleetStore } from './fleet/store.js';
-import { CustomerSession } from './customer-session.js';
+import type { FleetStore } from './core/store.js';
 import { ValidationError } from './errors/index.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { OPERATION_SCOPES, type OperationName, templateOfPath } from './resources/operations.js';
@@ -22,19 +20,21 @@ import { OperationRunner } from './resources/runner.js';
 
 export type { RequestParams } from './core/request-params.js';
 
-const accessToken = (token: { access_token: string }): string => token.access_token;
-
 /** Everything a client holds, kept in one private field so that no secret is an own property. */
 interface ClientState {
   config: ResolvedOptions;
   transport: Transport;
+  /** Client-credentials tokens, with the one cache of their token sources (one per scope set). */
   clientTokens: ClientCredentialsTokens;
-  /** Client-credentials token sources by scope set, built once. */
-  bearers: Map<string, BearerSource>;
-  /** Refresh grants in flight by refresh token: the client's sessions over one token set redeem it once. */
-  refreshes: Map<string, Promise<TokenSet>>;
+  /** The customer refresh protocol's side of this client: its claims, and the claims it saw. */
+  customerRefresh: CustomerRefresh;
   /** The `fleet` option as given. */
   fleet: FleetStore | undefined;
+}
+
+/** A client instance's name in the claims it makes: random, so two clients in one process are two claimers. */
+function instanceId(): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /**
@@ -67,17 +67,19 @@ export class OpenBanking extends Namespaces {
     const config = resolveOptions(options);
     const transport = new Transport(config);
     const grant = grantContext(config);
+    const auth = new Auth({ grant, endpoints: config.endpoints, redirectUri: config.redirectUri, sleep: config.sleep });
+    const { fleet, fleetLockTtl, store } = config;
     const state: ClientState = {
       config,
       transport,
-      clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, fleetGuard(config)),
-      bearers: new Map(),
-      refreshes: new Map(),
+      // With a fleet: one client-credentials grant per scope set across every process.
+      clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, fleet && fleetGrantGuard(fleet, fleetLockTtl)),
+      customerRefresh: new CustomerRefresh({ instance: instanceId(), store, lockTtlMs: fleetLockTtl, now: () => config.now(), grant: (refreshToken) => auth.refresh(refreshToken) }),
       fleet: options.fleet,
     };
     super(runnerFor(state, undefined));
     this.#state = state;
-    this.auth = new Auth({ grant, endpoints: config.endpoints, redirectUri: config.redirectUri, sleep: config.sleep });
+    this.auth = auth;
   }
 
   /**
@@ -194,7 +196,7 @@ export class OpenBanking extends Namespaces {
             token: () => Promise.reject(new ValidationError('Invalid request parameters', [{ path: 'customer', message: 'needs a customer session: call ob.forCustomer(tokens).request(...)', code: 'no_customer_session' }])),
             renew: () => Promise.resolve(undefined),
           }
-        : clientBearer(this.#state, requestScopes(params));
+        : this.#state.clientTokens.source(requestScopes(params));
     return send<Data>(this.#state, params, options, bearer);
   }
 
@@ -217,19 +219,13 @@ export class OpenBanking extends Namespaces {
    */
   forCustomer(tokens: TokenSetInput, options?: CustomerSessionOptions): CustomerSession {
     const state = this.#state;
-    const { fleet, fleetLockTtl, now } = state.config;
-    const id = typeof options?.id === 'string' ? options.id : undefined;
-    const shared: SharedCustomerRefresh | undefined =
-      fleet && id !== undefined ? (current, grant) => fleet.parts().then((parts) => parts.customerRefresh(id, fleetLockTtl)(current, grant)) : undefined;
-    const endedElsewhere = fleet && id !== undefined ? () => fleet.parts().then((parts) => parts.customerConsentEnding(id)) : undefined;
-    const refresh = (refreshToken: string) => sharedRefresh(state, refreshToken, () => this.auth.refresh(refreshToken));
-    const customerTokens = new CustomerTokens({ refresh, now: () => now(), shared, endedElsewhere }, tokens, options);
+    const session = new SessionTokens(state.customerRefresh, () => state.config.now(), tokens, options);
     return new CustomerSession({
-      runner: runnerFor(state, customerTokens.bearer, () => customerTokens.consent.scopes, (bearer) => customerTokens.gate(bearer)),
-      tokens: customerTokens,
+      runner: runnerFor(state, session.bearer, () => session.consent.scopes, (bearer) => session.gate(bearer)),
+      tokens: session,
       send: (params, callOptions, bearer) => send(state, params, callOptions, bearer),
-      clientBearer: (params) => customerTokens.gate(clientBearer(state, requestScopes(params))),
-      id,
+      clientBearer: (params) => session.gate(state.clientTokens.source(requestScopes(params))),
+      id: typeof options?.id === 'string' ? options.id : undefined,
     });
   }
 
@@ -260,39 +256,9 @@ function runnerFor(
     endpoints: state.config.endpoints,
     scopes: (op) => overrides[op.name] ?? OPERATION_SCOPES[op.name as OperationName],
     // On a session, client credentials wait behind its state: an ended consent sends nothing.
-    clientBearer: (scopes) => gate(clientBearer(state, scopes)),
+    clientBearer: (scopes) => gate(state.clientTokens.source(scopes)),
     customerBearer: customer,
   });
-}
-
-/**
- * One refresh grant for every session of the client that asks with the same refresh token while
- * it is in flight (single flight within the process): a rotating refresh token works once, so a
- * second grant would end the customer's consent. Each caller gets its own copy of the new set.
- */
-function sharedRefresh(state: ClientState, refreshToken: string, grant: () => Promise<TokenSet>): Promise<TokenSet> {
-  const flights = state.refreshes;
-  let flight = flights.get(refreshToken);
-  if (flight === undefined) {
-    flight = grant().finally(() => flights.delete(refreshToken));
-    flights.set(refreshToken, flight);
-  }
-  return flight.then((tokens) => ({ ...tokens }));
-}
-
-/** A token source backed by cached client-credentials tokens for `scopes`, one per scope set. */
-function clientBearer(state: ClientState, scopes: readonly Scope[]): BearerSource {
-  const list = scopeList(scopes) as Scope[];
-  const key = list.join(' ');
-  let bearer = state.bearers.get(key);
-  if (bearer === undefined) {
-    bearer = {
-      token: () => state.clientTokens.get(list).then(accessToken),
-      renew: (rejected) => state.clientTokens.renew(list, rejected).then(accessToken),
-    };
-    state.bearers.set(key, bearer);
-  }
-  return bearer;
 }
 
 /** `request` parameters through the pipeline with the given token source; the checks load with the first. */
@@ -305,12 +271,6 @@ function send<Data>(state: ClientState, params: RequestParams, options: RequestO
 function requestScopes(params: RequestParams): Scope[] {
   const scope = params?.scope;
   return typeof scope === 'string' ? [scope] : Array.isArray(scope) ? [...(scope as Scope[])] : [];
-}
-
-/** With a fleet: one client-credentials grant per scope set across every process. */
-function fleetGuard(config: ResolvedOptions): GrantGuard | undefined {
-  const { fleet, fleetLockTtl } = config;
-  return fleet && ((key, read, produce) => fleet.parts().then((parts) => parts.grantGuard(fleetLockTtl)(key, read, produce)));
 }
 
 /** What a grant needs from the client's options. */

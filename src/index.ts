@@ -29,8 +29,8 @@ export type { Logger, LogLevel } from './core/logger.js';
 export type { SignatureEncoding } from './core/signature.js';
 export type { Sleep } from './core/retry-timing.js';
 export { SCOPES, type Scope, type ScopeInput } from './core/scopes.js';
-export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/token-store.js';
-export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './fleet/store.js';
+export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/tokens.js';
+export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './core/store.js';
 export {
   Auth,
   type AuthorizationUrlParams,
@@ -40,11 +40,10 @@ export {
   type PollDeviceTokenOptions,
 } from './auth/auth.js';
 export { createAuthorizationRequest } from './auth/auth.js';
-export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/callback.js';
-export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization-checks.js';
-export { CustomerSession, type CustomerSessionOptions } from './customer-session.js';
-export type { CustomerConsent } from './auth/consent.js';
-export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/device-code.js';
+export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/authorization.js';
+export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization.js';
+export { CustomerSession, type CustomerConsent, type CustomerSessionOptions } from './auth/customer-session.js';
+export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/flows.js';
 export {
   normaliseRegistration,
   type FetchRegistrationParams,
@@ -163,4 +162,4 @@ export {
   type OAuthErrorCode,
   type ValidationIssue,
 } from './errors/index.js';
-export { ConsentEndedError, TransferPendingError, isConsentEndedError, isTransferPendingError } from './errors/index.js';
+export { ConsentEndedError, TransferPendingError, isConsentEndedError, isTransferPendingError, type ConsentEndedReason } from './errors/index.js';

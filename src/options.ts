@@ -1,4 +1,4 @@
-import { MemoryTokenStore, type TokenStore } from './auth/token-store.js';
+import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/tokens.js';
 import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
 import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
 import { HEADER_NAME } from './core/call-options.js';
@@ -7,11 +7,11 @@ import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLo
 import { defaultSleep, type Sleep } from './core/retry-timing.js';
 import { type Scope, SCOPES } from './core/scopes.js';
 import type { SignatureEncoding } from './core/signature.js';
-import { FleetHandle } from './fleet/handle.js';
-import { Lazy } from './core/lazy.js';
+import { FleetLink } from './fleet/link.js';
 import { EventHub } from './core/events.js';
 import { rememberSecret } from './core/redact.js';
-import type { FleetStore } from './fleet/store.js';
+import { RateLimiter } from './core/rate-limiter.js';
+import { type FleetAccess, type FleetStore, localAccess, MemoryFleetStore } from './core/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
 
 export { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, type Endpoints, type Environment, type HeaderNames, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
@@ -41,6 +41,12 @@ export interface ClientOptions {
   clientId: string;
   /** The application's client secret. Server side only. */
   clientSecret: string;
+  /**
+   * Earlier client secrets, during a rotation: values a fleet's store holds sealed under one of
+   * them still open (what the SDK writes is always sealed under `clientSecret`). Drop them once
+   * every process runs with the new secret.
+   */
+  previousClientSecrets?: string[];
   /** `'sandbox'` (default) or `'production'`. */
   environment?: Environment;
   /** API gateway including the version path, e.g. `https://api-sandbox.sparkle.fyi/openapi/v1`. Required in production. */
@@ -118,8 +124,8 @@ export interface ResolvedOptions extends PipelineConfig {
   endpoints: Endpoints;
   redirectUri: string | undefined;
   tokenStore: TokenStore;
-  /** The `fleet` option: its store calls at once, its coordination code loaded with the first use. */
-  fleet: FleetHandle | undefined;
+  /** Where the client coordinates: the `fleet` option's store behind its link, else the client's own memory. */
+  store: FleetAccess;
   /** How long a fleet lock lives: the per-attempt timeout and a second, so a holder that died frees it soon. */
   fleetLockTtl: number;
   /** Scope overrides by operation name. */
@@ -130,7 +136,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'clientId', 'clientSecret', 'environment', 'baseUrl', 'authUrl', 'endpoints', 'connectionId', 'participantId',
   'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'timeout', 'fetch', 'tokenStore',
   'logger', 'logLevel', 'rateLimit', 'decryptResponses', 'dangerouslyAllowBrowser', 'sleep', 'now', 'operationScopes',
-  'maxResponseBytes', 'fleet', 'headerNames',
+  'maxResponseBytes', 'fleet', 'headerNames', 'previousClientSecrets',
 ]);
 
 /** Headers the SDK sets under fixed names: a renamed header may not take one of them. */
@@ -157,6 +163,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   const clientId = checkString(issues, 'clientId', input.clientId, true) ?? '';
   const clientSecret = checkString(issues, 'clientSecret', input.clientSecret, true) ?? '';
   rememberSecret(clientSecret); // masked wherever a text quotes it
+  const previousClientSecrets = checkPreviousSecrets(issues, input.previousClientSecrets);
 
   const environment = input.environment ?? 'sandbox';
   if (environment !== 'sandbox' && environment !== 'production') {
@@ -257,8 +264,10 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   const log = leveledLogger(logger, logLevel);
   const now = input.now ?? Date.now;
   const sleep = input.sleep ?? defaultSleep;
-  // The coordination code loads with the fleet's first use.
-  const link = fleet === undefined ? undefined : new FleetHandle(clientId, () => import('./auth/fleet-tokens.js').then((parts) => parts.connectFleet(fleet, { clientId, clientSecret, log, now })));
+  // One store for everything the client coordinates: the fleet's, else its own memory.
+  const own = new MemoryFleetStore(now);
+  const link = fleet === undefined ? undefined : new FleetLink(fleet, { clientId, clientSecret, previousClientSecrets, log });
+  const shared = link ?? localAccess(clientId, own);
   return {
     clientId,
     clientSecret,
@@ -278,17 +287,29 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     timeout,
     maxResponseBytes,
     fetch: input.fetch,
-    tokenStore: input.tokenStore ?? (link ? link.tokenStore() : new MemoryTokenStore(now)),
+    tokenStore: input.tokenStore ?? (link ? new FleetTokenStore(link, now) : new MemoryTokenStore(now, own)),
     fleet: link,
+    store: shared,
     fleetLockTtl: timeout + 1_000,
     operationScopes,
     logger: log,
-    limiter: rateLimit && new Lazy(() => import('./core/shared-rate-limiter.js').then((parts) => parts.callLimiter(rateLimit, link, now, sleep))),
+    limiter: rateLimit && new RateLimiter(rateLimit.rate, rateLimit.burst, rateLimit.maxWait, now, sleep, { store: shared, key: shared.key('rate'), shared: shared.shared }),
     decryptResponses: input.decryptResponses ?? true,
     sleep,
     now,
     events: new EventHub(log),
   };
+}
+
+/** Checks `previousClientSecrets`: an array of non-empty strings, each masked wherever a text quotes it. */
+function checkPreviousSecrets(issues: IssueList, value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((secret) => typeof secret !== 'string' || secret === '')) {
+    issues.add('previousClientSecrets', 'must be an array of the earlier client secrets (non-empty strings)', 'invalid_type');
+    return [];
+  }
+  for (const secret of value) rememberSecret(secret);
+  return [...(value as string[])];
 }
 
 /** Checks `operationScopes`: known operation names, arrays of the spec's scopes. */

@@ -5,4 +5,4 @@
  * @module openbanking-ng/redis
  */
 export { redisFleet, type RedisClientLike, type RedisFleetOptions } from './fleet/redis.js';
-export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './fleet/store.js';
+export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './core/store.js';

@@ -2,7 +2,7 @@
 // client-credentials tokens and `cards`, without the OAuth flows, customer sessions, registration
 // and the other namespaces that `OpenBanking` carries). Built from the sources, as a measure of
 // how far a different public surface could go; the package offers no such client.
-import { ClientCredentialsTokens } from '../../src/auth/client-credentials.ts';
+import { ClientCredentialsTokens } from '../../src/auth/tokens.ts';
 import { Transport } from '../../src/core/transport.ts';
 import { resolveOptions } from '../../src/options.ts';
 import { Cards } from '../../src/resources/cards.ts';

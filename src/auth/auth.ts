@@ -1,8 +1,7 @@
-import type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-checks.js';
-import type { DeviceAuthorization } from './device-code.js';
-import type { AuthContext, AuthorizationUrlParams, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';
+import type { AuthorizationRequest, AuthorizationRequestParams } from './authorization.js';
+import type { AuthContext, AuthorizationUrlParams, DeviceAuthorization, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';
 import type { ScopeInput } from '../core/scopes.js';
-import type { TokenSet } from './token-store.js';
+import type { TokenSet } from './tokens.js';
 
 export type { AuthContext, AuthorizationUrlParams, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';
 
@@ -158,5 +157,5 @@ export class Auth {
  * @group OAuth
  */
 export async function createAuthorizationRequest(params: AuthorizationRequestParams): Promise<AuthorizationRequest> {
-  return (await import('./authorization.js')).createAuthorizationRequest(params);
+  return (await import('./authorization-request.js')).createAuthorizationRequest(params);
 }

@@ -1,132 +1,371 @@
-import { ConsentEndedError } from '../errors/index.js';
-import { OAuthError } from '../errors/index.js';
-import { grantedScopes } from './consent.js';
-import { endedElsewhere, endedHere, endsTokens, notifyEnded } from './consent-ending.js';
-import type { CustomerTokenState } from './customer-state.js';
-import { isFresh, type TokenSet } from './token-store.js';
+import { ConnectionError, ConsentEndedError, OAuthError, TimeoutError } from '../errors/index.js';
+import { toHex } from '../core/signature.js';
+import { type FleetAccess, keyPart, pause, StoreFailure } from '../core/store.js';
+import { parseTokenSet, type TokenSet } from './tokens.js';
 
-// A customer session's refresh, loaded (customer-tokens.ts) when a session's token first
-// needs more than a look: it has expired or is about to, the API refused it, the caller asked for
-// a refresh, or the session is in a failed state. The rules: refresh ahead of expiry, one refresh
-// for any number of concurrent calls, never a replayed refresh grant.
+// The customer refresh protocol, in the words of docs/scaling.md ("One refresh per customer"):
+// a refresh token is redeemed at most once across the fleet, under any store fault, stall or
+// crash. Before it sends a refresh grant, a client *claims* the refresh token in the store; only
+// the claimer sends; it records the outcome after the answer; the others *wait* for it and *take
+// up* the customer's set. The same steps run over a client's own in-memory store without a fleet.
+//
+// Records (under `openbanking-ng:<clientId>:`, sealed in a fleet):
+//   customer:<id>         the customer's set: the latest token set of the sessions with that id
+//   claim:<sha256(rt)>    the claim on a refresh token: { by: client instance, outcome? }
+//   customer:<id>:ended   the ending: { refresh: sha256 of the refused refresh token, scopes }
+//   customer:<id>:lock    the lock: helps the sessions of one id wait their turn, decides nothing
 
-/** Each waiting call gets its own error object (the pipeline stamps the call's idempotency key on it). */
-function perCall(error: unknown): unknown {
-  if (error instanceof ConsentEndedError) return new ConsentEndedError(error.errorDescription, error.scopes, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
-  if (error instanceof OAuthError) {
-    return new OAuthError(error.error, error.errorDescription, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
+/** How long the store keeps a customer's set, a claim and an ending: 30 days. */
+export const RECORD_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** How long a client's own store (no fleet) keeps a claim: only its own sessions read it. */
+export const LOCAL_CLAIM_TTL_MS = 60 * 60 * 1000;
+/** A claim seen with no outcome for this many lock TTLs means its claimer is gone. */
+export const UNCONFIRMED_AFTER_LOCK_TTLS = 10;
+/** How many of its own claims' outcomes (and of others' claims seen waiting) a client remembers: none of its sessions sends a spent token. */
+const REMEMBERED = 1_000;
+
+/** How a claim ended, as its claimer records it after the grant's answer. */
+export type ClaimOutcome = 'redeemed' | 'refused' | 'unconfirmed';
+
+/** The claim on a refresh token: the client instance that sends its grant, and how that ended. */
+export interface Claim {
+  by: string;
+  outcome?: ClaimOutcome;
+}
+
+/** An ended consent as the store keeps it: the refused refresh token's digest, never a token. */
+export interface Ending {
+  /** SHA-256 (hex) of the refused refresh token: only sessions holding that token end. */
+  refresh: string;
+  /** The ended set's scopes. */
+  scopes: string[] | undefined;
+  /** When it ended, by the writer's clock: for people reading the store, never compared. */
+  endedAt?: number;
+}
+
+/** What a refresh gives the session: the set to use, and whether this client redeemed it (`onTokens` fires). */
+export interface Refreshed {
+  tokens: TokenSet;
+  redeemed: boolean;
+}
+
+/** What the protocol needs from its client. */
+export interface RefreshContext {
+  /** This client instance: what its claims are named by. */
+  instance: string;
+  /** The fleet's store, or the client's own. */
+  store: FleetAccess;
+  /** The lock's TTL (the client's `timeout` + 1 s): how long a refresh waits for the store or another claimer. */
+  lockTtlMs: number;
+  /** The client's clock (ms): how long a claim has been seen without an outcome. */
+  now(): number;
+  /** The refresh grant (`ob.auth.refresh`). */
+  grant(refreshToken: string): Promise<TokenSet>;
+}
+
+/** SHA-256 of a token, hex: how a claim and an ending name a refresh token. */
+export async function tokenDigest(token: string): Promise<string> {
+  return toHex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(token))));
+}
+
+/** The scopes `tokens` carries, in the order given, or undefined when it has no `scope`. */
+export function grantedScopes(tokens: TokenSet | undefined): string[] | undefined {
+  const scope = tokens?.scope;
+  return typeof scope === 'string' ? [...new Set(scope.split(/\s+/).filter((s) => s.length > 0))] : undefined;
+}
+
+const WAIT = Symbol('wait');
+type Step = Refreshed | typeof WAIT;
+
+/**
+ * The protocol's replaceable steps. The SDK never replaces them; the schedule tests do, one at a
+ * time, with a deliberately broken step, to show that a property of the protocol catches it.
+ * @internal
+ */
+export const steps = {
+  /** Reads a customer record: absent is undefined; present but not opening is a failure of the store. */
+  open: (store: FleetAccess, key: string, raw: string | undefined): Promise<string | undefined> => store.openStrict(key, raw),
+  /** Whether the claim decides who sends (it always does). */
+  claims: true,
+  /** Whether `ending` ends a session holding a refresh token whose digest is `held`. */
+  ends: (ending: Ending, held: string, _tokens: TokenSet): boolean => ending.refresh === held,
+  /** A claimer whose records could not be stored: keeps the new set and keeps trying. */
+  storeFailed: (retry: () => void, _release: () => void): void => retry(),
+};
+
+/**
+ * A client's side of the protocol: the claims it holds (a grant in flight is shared by every
+ * session of the client holding that refresh token), the outcomes of its own claims, and the
+ * claims of others it has seen without an outcome.
+ */
+export class CustomerRefresh {
+  readonly #ctx: RefreshContext;
+  /** Refreshes in flight by refresh token: one per token in this client, whatever the number of sessions. */
+  readonly #flights = new Map<string, Promise<Refreshed>>();
+  /** This client's claims that ended, by digest: never sent again by any of its sessions. */
+  readonly #outcomes = new Map<string, { outcome: ClaimOutcome; tokens?: TokenSet; error?: ConsentEndedError }>();
+  /** Claims of other clients seen without an outcome, by digest: since when (the client's clock). */
+  readonly #seen = new Map<string, number>();
+
+  constructor(ctx: RefreshContext) {
+    this.#ctx = ctx;
   }
-  return error;
+
+  /** The ending stored for `id`, read before each call of a session with that id. A store that fails reads as none: nothing is redeemed on it. */
+  async ending(id: string): Promise<Ending | undefined> {
+    const key = this.#endingKey(id);
+    try {
+      return parseEnding(await this.#ctx.store.open(key, await this.#ctx.store.get(key)));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether `ending` ends a session holding `tokens`: it names their refresh token. */
+  async ends(ending: Ending, tokens: TokenSet): Promise<boolean> {
+    return tokens.refresh_token !== undefined && steps.ends(ending, await tokenDigest(tokens.refresh_token), tokens);
+  }
+
+  /**
+   * The set that follows `current` (due for refresh; it carries a refresh token) for a session
+   * with `id`: redeemed by this client, or taken up from the claimer. Rejects with
+   * `ConsentEndedError` when the consent ended, `OAuthError` when the identity host refused
+   * otherwise, `ConnectionError` when the store or the claimer kept it waiting past the lock's TTL.
+   */
+  refresh(current: TokenSet, id: string | undefined): Promise<Refreshed> {
+    const rt = current.refresh_token!;
+    let flight = this.#flights.get(rt);
+    if (flight === undefined) {
+      flight = this.#refresh(current, rt, id).finally(() => this.#flights.delete(rt));
+      this.#flights.set(rt, flight);
+    }
+    return flight;
+  }
+
+  async #refresh(current: TokenSet, rt: string, id: string | undefined): Promise<Refreshed> {
+    const digest = await tokenDigest(rt);
+    const known = this.#outcomes.get(digest);
+    if (known?.tokens) return { tokens: known.tokens, redeemed: true };
+    if (known?.error) throw known.error;
+    const started = Date.now();
+    let failure: StoreFailure | undefined;
+    let unopened = false;
+    for (let round = 0; ; round++) {
+      try {
+        const step = await this.#look(current, rt, digest, id);
+        if (step !== WAIT) return step;
+      } catch (error) {
+        if (!(error instanceof StoreFailure)) throw error;
+        failure = error;
+        unopened ||= error.unopened;
+      }
+      const waited = Date.now() - started;
+      if (waited >= this.#ctx.lockTtlMs) throw waitedOut(waited, failure, unopened);
+      await pause(Math.min(100, 10 * (round + 1)));
+    }
+  }
+
+  /** 1. Look: take the customer's lock (while another holds it, follow the claim), read the claim on the refresh token. */
+  async #look(current: TokenSet, rt: string, digest: string, id: string | undefined): Promise<Step> {
+    const { store, lockTtlMs } = this.#ctx;
+    const lock = id === undefined ? undefined : `${this.#customerKey(id)}:lock`;
+    const owner = lock === undefined ? undefined : await store.strictLock(lock, lockTtlMs);
+    if (lock !== undefined && owner === undefined) return this.#takeUp(current, digest, id, (await this.#readClaim(digest)).claim);
+    try {
+      const { claim, raw } = await this.#claim(digest);
+      if (claim === undefined) return steps.claims ? WAIT : await this.#redeem(current, rt, digest, id, raw);
+      if (claim.by === this.#ctx.instance && claim.outcome === undefined) return await this.#redeem(current, rt, digest, id, raw);
+      return await this.#takeUp(current, digest, id, claim);
+    } finally {
+      if (lock !== undefined && owner !== undefined) void store.unlock(lock, owner).catch(() => undefined);
+    }
+  }
+
+  /** 2. Claim: the claim on the refresh token, created (create-if-absent) when there is none, then read back: the record decides, never the answer to the create. */
+  async #claim(digest: string): Promise<{ claim: Claim | undefined; raw: string | undefined }> {
+    const found = await this.#readClaim(digest);
+    if (found.claim !== undefined || !steps.claims) return found;
+    const { store, instance } = this.#ctx;
+    const key = this.#claimKey(digest);
+    await store.strictCreate(key, await store.seal(key, JSON.stringify({ by: instance })), store.shared ? RECORD_TTL_MS : LOCAL_CLAIM_TTL_MS);
+    return this.#readClaim(digest);
+  }
+
+  /** 3. Redeem: the claimer sends the grant and records how it ended; the claim stays, so nobody sends that token again. */
+  async #redeem(current: TokenSet, rt: string, digest: string, id: string | undefined, raw: string | undefined): Promise<Refreshed> {
+    let fresh: TokenSet;
+    try {
+      fresh = await this.#ctx.grant(rt);
+    } catch (error) {
+      throw await this.#refused(error, current, digest, id, raw);
+    }
+    this.#remember(digest, { outcome: 'redeemed', tokens: fresh });
+    const writes = [...(id === undefined ? [] : [() => this.#write(this.#customerKey(id), fresh)]), () => this.#writeOutcome(digest, 'redeemed')];
+    await this.#record(writes, () => void (raw !== undefined && this.#ctx.store.strictDelete(this.#claimKey(digest), raw).catch(() => undefined)));
+    return { tokens: fresh, redeemed: true };
+  }
+
+  /** What a grant that did not redeem means for the claim, and the error the session gets. */
+  async #refused(error: unknown, current: TokenSet, digest: string, id: string | undefined, raw: string | undefined): Promise<unknown> {
+    if (error instanceof OAuthError && error.error === 'invalid_grant') {
+      // Told to the others before this session's calls reject, so none sends the refused token again.
+      const ended = endedHere(error, current);
+      this.#remember(digest, { outcome: 'refused', error: ended });
+      const ending: Ending = { refresh: digest, scopes: grantedScopes(current), endedAt: this.#ctx.now() };
+      await this.#record([...(id === undefined ? [] : [() => this.#write(this.#endingKey(id), ending)]), () => this.#writeOutcome(digest, 'refused')], () => undefined);
+      return ended;
+    }
+    // No answer in time, or an answer that could not be read: the token may be spent. Never sent again.
+    if (error instanceof TimeoutError || (error instanceof OAuthError && error.status !== undefined && error.status < 300)) {
+      const ended = unconfirmed(current, 'the refresh grant got no usable answer in time');
+      this.#remember(digest, { outcome: 'unconfirmed', error: ended });
+      await this.#record([() => this.#writeOutcome(digest, 'unconfirmed')], () => undefined);
+      return ended;
+    }
+    // Refused otherwise, or the identity host never reached: the token was not spent, the claim is released.
+    if (raw !== undefined) await this.#ctx.store.strictDelete(this.#claimKey(digest), raw).catch(() => undefined);
+    return error;
+  }
+
+  /** 4. Wait, then take up: another client's claim; its outcome ends the session or hands over the customer's set, none yet means wait. */
+  async #takeUp(current: TokenSet, digest: string, id: string | undefined, claim: Claim | undefined): Promise<Step> {
+    if (claim === undefined || (claim.by === this.#ctx.instance && claim.outcome === undefined)) return WAIT;
+    if (claim.outcome === undefined) {
+      const now = this.#ctx.now();
+      const since = this.#seen.get(digest) ?? now;
+      this.#seen.set(digest, since);
+      if (this.#seen.size > REMEMBERED) this.#seen.delete(this.#seen.keys().next().value!);
+      if (now - since < UNCONFIRMED_AFTER_LOCK_TTLS * this.#ctx.lockTtlMs) return WAIT;
+      this.#seen.delete(digest);
+      throw unconfirmed(current, `its refresh token was claimed by a client that recorded no outcome for ${Math.round((now - since) / 1000)} s (it stopped, or lost its answer)`);
+    }
+    this.#seen.delete(digest);
+    if (claim.outcome === 'refused') throw endedElsewhere(grantedScopes(current));
+    if (claim.outcome === 'unconfirmed') throw unconfirmed(current, 'the client that sent its refresh token got no usable answer');
+    // Redeemed: take up the customer's set, unless its consent ended too.
+    if (id === undefined) throw unconfirmed(current, 'its refresh token was redeemed by another client, and a session without an id cannot take up the new set');
+    const set = parseTokenSet(await this.#read(this.#customerKey(id)));
+    if (set === undefined || set.refresh_token === undefined || set.refresh_token === current.refresh_token) return WAIT;
+    const ending = parseEnding(await this.#read(this.#endingKey(id)));
+    if (ending && (await this.ends(ending, set))) throw endedElsewhere(grantedScopes(current) ?? ending.scopes);
+    return { tokens: set, redeemed: false };
+  }
+
+  /**
+   * Stores what the claimer learnt, in order (the set before the outcome). A write the store does
+   * not confirm leaves the rest for later: the claimer goes on with its new set and keeps trying,
+   * every second for ten tries, then less often (up to once a minute).
+   */
+  async #record(writes: (() => Promise<void>)[], release: () => void, attempt = 0): Promise<void> {
+    let next = 0;
+    try {
+      for (; next < writes.length; next++) await writes[next]!();
+    } catch (error) {
+      if (!(error instanceof StoreFailure)) throw error;
+      const rest = writes.slice(next);
+      steps.storeFailed(() => {
+        const timer = setTimeout(() => void this.#record(rest, () => undefined, attempt + 1).catch(() => undefined), Math.min(60_000, attempt < 10 ? 1_000 : 1_000 * 2 ** (attempt - 9)));
+        (timer as { unref?: () => void }).unref?.(); // a record still owed never keeps the process alive
+      }, release);
+    }
+  }
+
+  async #write(key: string, value: unknown): Promise<void> {
+    const { store } = this.#ctx;
+    await store.strictSet(key, await store.seal(key, JSON.stringify(value)), RECORD_TTL_MS);
+  }
+
+  async #writeOutcome(digest: string, outcome: ClaimOutcome): Promise<void> {
+    const { store } = this.#ctx;
+    const key = this.#claimKey(digest);
+    await store.strictSet(key, await store.seal(key, JSON.stringify({ by: this.#ctx.instance, outcome })), store.shared ? RECORD_TTL_MS : LOCAL_CLAIM_TTL_MS);
+  }
+
+  /** A customer record, opened: absent is undefined, anything the store cannot say or that does not open rejects. */
+  async #read(key: string): Promise<string | undefined> {
+    return steps.open(this.#ctx.store, key, await this.#ctx.store.strictGet(key));
+  }
+
+  async #readClaim(digest: string): Promise<{ claim: Claim | undefined; raw: string | undefined }> {
+    const key = this.#claimKey(digest);
+    const raw = await this.#ctx.store.strictGet(key);
+    const text = await steps.open(this.#ctx.store, key, raw);
+    if (text === undefined) return { claim: undefined, raw };
+    try {
+      const claim = JSON.parse(text) as Claim;
+      if (typeof claim?.by === 'string') return { claim: { by: claim.by, ...(isOutcome(claim.outcome) ? { outcome: claim.outcome } : {}) }, raw };
+    } catch {
+      // not a claim: below
+    }
+    throw new StoreFailure('a claim in the store cannot be read');
+  }
+
+  #remember(digest: string, outcome: { outcome: ClaimOutcome; tokens?: TokenSet; error?: ConsentEndedError }): void {
+    this.#outcomes.set(digest, outcome);
+    if (this.#outcomes.size > REMEMBERED) this.#outcomes.delete(this.#outcomes.keys().next().value!);
+  }
+
+  #customerKey(id: string): string {
+    return this.#ctx.store.key('customer', keyPart(id));
+  }
+
+  #endingKey(id: string): string {
+    return `${this.#customerKey(id)}:ended`;
+  }
+
+  #claimKey(digest: string): string {
+    return this.#ctx.store.key('claim', digest);
+  }
 }
 
-function assertUsable(s: CustomerTokenState): void {
-  if (s.invalid) throw s.invalid;
-  if (s.failure) throw s.failure;
+function isOutcome(value: unknown): value is ClaimOutcome {
+  return value === 'redeemed' || value === 'refused' || value === 'unconfirmed';
 }
 
-/** A usable access token: the current one while fresh, else a refreshed one. */
-export function customerAccessToken(s: CustomerTokenState): Promise<string> {
-  return accessToken(s).catch((error: unknown) => Promise.reject(perCall(error)));
-}
-
-/** A token to use after the API refused `rejected`: another call's replacement, or a refreshed one. */
-export function customerRenew(s: CustomerTokenState, rejected: string): Promise<string> {
-  const renew = async () => {
-    assertUsable(s);
-    // Another call already replaced the refused token: use the new one.
-    if (s.flight === undefined && s.tokens.access_token !== rejected) return accessToken(s);
-    return (await refresh(s)).access_token;
-  };
-  return renew().catch((error: unknown) => Promise.reject(perCall(error)));
-}
-
-/** Before a call the session sends with client credentials: rejects when the tokens given were bad or the consent has ended. */
-export async function customerConsentGate(s: CustomerTokenState): Promise<void> {
+/** An ending read back from the store (an earlier version's too), or undefined when it names no refresh token. */
+export function parseEnding(text: string | undefined): Ending | undefined {
+  if (text === undefined) return undefined;
   try {
-    if (s.invalid) throw s.invalid;
-    if (s.failure instanceof ConsentEndedError) throw s.failure;
-    await checkEndedElsewhere(s);
-  } catch (error) {
-    throw perCall(error);
+    const value = JSON.parse(text) as Partial<Ending>;
+    if (typeof value?.refresh !== 'string') return undefined;
+    const scopes = Array.isArray(value.scopes) ? value.scopes.filter((s): s is string => typeof s === 'string') : undefined;
+    return { refresh: value.refresh, scopes, ...(typeof value.endedAt === 'number' ? { endedAt: value.endedAt } : {}) };
+  } catch {
+    return undefined;
   }
 }
 
-/** `session.refresh()`: refreshes now, sharing a refresh in flight; resolves to a copy of the new set. */
-export async function customerRefreshNow(s: CustomerTokenState): Promise<TokenSet> {
-  assertUsable(s);
-  return { ...(await refresh(s)) };
+/** The error of an `invalid_grant` answer to this client's refresh. */
+export function endedHere(error: OAuthError, tokens: TokenSet): ConsentEndedError {
+  if (error instanceof ConsentEndedError) return error;
+  return new ConsentEndedError(error.errorDescription, grantedScopes(tokens), { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
 }
 
-async function accessToken(s: CustomerTokenState): Promise<string> {
-  assertUsable(s);
-  await checkEndedElsewhere(s);
-  const tokens = s.tokens;
-  const now = s.ctx.now();
-  if (isFresh(tokens, now)) return tokens.access_token;
-  if (s.flight === undefined && tokens.refresh_token === undefined && tokens.expires_at > now / 1000) {
-    return tokens.access_token; // inside the margin but still valid, and nothing to refresh with
-  }
-  return (await refresh(s)).access_token;
+/** The error of an ending another client of the fleet recorded; `scopes` are this session's. */
+export function endedElsewhere(scopes: string[] | undefined): ConsentEndedError {
+  return new ConsentEndedError('the consent ended in another process of the fleet (its refresh was answered invalid_grant)', scopes);
 }
 
-function refresh(s: CustomerTokenState): Promise<TokenSet> {
-  if (s.flight) return s.flight;
-  const refreshToken = s.tokens.refresh_token;
-  if (refreshToken === undefined) {
-    return Promise.reject(
-      new OAuthError('no_refresh_token', 'the customer access token has expired or was refused, and the session has no refresh token: run the authorization again'),
+/** The error of a refresh never confirmed: the refresh token may be spent, so it is never sent again. */
+function unconfirmed(tokens: TokenSet, why: string): ConsentEndedError {
+  return new ConsentEndedError(`the session's refresh was never confirmed: ${why}; sending its refresh token again could end the consent at the provider`, grantedScopes(tokens), {
+    reason: 'refresh_unconfirmed',
+  });
+}
+
+/** The wait that ran out: the store could not say (or holds a record that does not open), or another claimer kept it waiting. */
+function waitedOut(waited: number, failure: StoreFailure | undefined, unopened: boolean): ConnectionError {
+  if (unopened) {
+    return new ConnectionError(
+      `The customer session's refresh needs the fleet's store, and a record of this customer there does not open with this client secret (sealed under another secret, or altered): pass the earlier secret in the previousClientSecrets option, or give the session fresh tokens with session.setTokens; nothing was redeemed, the session keeps its tokens`,
+      { cause: failure },
     );
   }
-  const generation = s.generation;
-  const before = s.tokens;
-  const flight = (async () => {
-    let fresh: TokenSet;
-    let refreshed = true;
-    try {
-      const shared = s.ctx.shared;
-      if (shared) ({ tokens: fresh, refreshed } = await shared(before, (token) => s.ctx.refresh(token)));
-      else fresh = await s.ctx.refresh(refreshToken);
-    } catch (error) {
-      // The identity host refused the grant: never replay it (a rotated refresh token would
-      // only turn into invalid_grant). Network failures are not sticky.
-      if (generation === s.generation && error instanceof OAuthError) {
-        s.failure = error.error === 'invalid_grant' ? ended(s, endedHere(error, s.tokens)) : error;
-        throw s.failure;
-      }
-      throw error;
-    }
-    // The caller replaced the tokens meanwhile: the rotated set still wins unless the caller's is
-    // newer (it expires no sooner and does not carry the refresh token just spent), or the spent
-    // refresh token would be sent again next time.
-    const c = s.tokens;
-    if (generation !== s.generation && s.invalid === undefined && c.refresh_token !== refreshToken && c.expires_at >= fresh.expires_at) return c;
-    // An answer without `scope` grants what was granted before (RFC 6749 §5.1).
-    if (fresh.scope === undefined && before.scope !== undefined) fresh = { ...fresh, scope: before.scope };
-    Object.assign(s, { tokens: fresh, invalid: undefined, failure: undefined });
-    if (s.onTokens && refreshed) await s.onTokens({ ...fresh });
-    return fresh;
-  })().finally(() => {
-    if (s.flight === flight) s.flight = undefined;
-  });
-  s.flight = flight;
-  return flight;
-}
-
-/** Ends the session's consent (once: the first ending wins) and tells the app. */
-function ended(s: CustomerTokenState, error: ConsentEndedError): ConsentEndedError {
-  if (s.failure instanceof ConsentEndedError) return s.failure;
-  s.failure = error;
-  notifyEnded(s.onConsentEnded, error);
-  return error;
-}
-
-/** With a fleet: ends the session when another process stored the ending of the consent it holds. */
-async function checkEndedElsewhere(s: CustomerTokenState): Promise<void> {
-  const read = s.ctx.endedElsewhere;
-  if (!read) return;
-  const { generation, tokens } = s;
-  const ending = await read();
-  if (ending === undefined || s.invalid || !(await endsTokens(ending, tokens, s.since))) return;
-  if (generation !== s.generation) return; // new tokens arrived meanwhile
-  throw ended(s, endedElsewhere(grantedScopes(tokens) ?? ending.scopes));
+  if (failure) {
+    return new ConnectionError(
+      `The customer session's refresh needs the fleet's shared store, and the store did not confirm it for ${waited} ms; nothing was redeemed, the session keeps its tokens and a later call tries again`,
+      { cause: failure },
+    );
+  }
+  return new ConnectionError(`The customer session's refresh waited ${waited} ms for the client that claimed its refresh token; the session keeps its tokens and a later call looks again`);
 }

@@ -1,13 +1,116 @@
 import * as oauth from 'oauth4webapi';
-import type { OpenBankingError } from '../errors/base.js';
-import { ConnectionError } from '../errors/local.js';
+import { OpenBankingError } from '../errors/base.js';
+import { AbortError, ConnectionError, TimeoutError } from '../errors/local.js';
 import { OAuthError } from '../errors/oauth.js';
+import type { EventHub } from '../core/events.js';
 import { type Exchange, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/loopback.js';
+import { redactText, rememberToken } from '../core/redact.js';
 import { redirectMessage, scrubCause } from '../core/response.js';
-import { type GrantContext, maskText, runGrant as runAnyGrant, unexpectedAnswer, unsupportedAnswer } from './grant-context.js';
 
-// oauth4webapi's adapter: its requests go through the SDK's ky instance, its errors become SDK errors.
+// The grants at the identity host's token endpoints (client credentials, authorization code,
+// refresh), made by oauth4webapi with the SDK's ky as its fetch: what a grant runs with, its
+// answer as a token set, its failures as SDK errors. The device-code grant (a polling loop) is flows.ts's.
+
+/**
+ * An OAuth 2.0 token set. `expires_at` is in Unix seconds and is computed by the SDK from
+ * `expires_in` when the token is received.
+ * @group OAuth
+ */
+export interface TokenSet {
+  /** The bearer token. */
+  access_token: string;
+  /** `Bearer`. */
+  token_type: string;
+  /** Lifetime in seconds as the server gave it. */
+  expires_in: number;
+  /** Expiry as Unix seconds. */
+  expires_at: number;
+  /** For the authorization-code flow: exchanges for a new set; rotates on every use. */
+  refresh_token?: string;
+  /** Granted scopes, space-separated. */
+  scope?: string;
+}
+
+/** What a grant needs to reach the identity host. */
+export interface GrantContext {
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  fetch: typeof fetch | undefined;
+  timeout: number;
+  /** Largest answer read (bytes). */
+  maxResponseBytes: number;
+  /** The client's clock in milliseconds (the `now` option): token expiry is judged by it. */
+  now: () => number;
+  /** The client's listeners and instrumentations: each grant request is a `token` event. */
+  events?: EventHub | undefined;
+}
+
+/** An answer no grant can use: `OAuthError('server_error')`, with the status when it is the reason. */
+export function unexpectedAnswer(what: string, detail: string, status?: number): OAuthError {
+  return new OAuthError('server_error', `${what}: unexpected answer from the identity host (${detail})`, status === undefined ? {} : { status });
+}
+
+/** A well-formed answer the SDK does not support (e.g. another `token_type`): `OAuthError('server_error')`. */
+export function unsupportedAnswer(what: string, detail: string): OAuthError {
+  return new OAuthError('server_error', `${what}: unsupported answer from the identity host (${detail})`);
+}
+
+/** The server's text, masked like any body before it reaches a log line through an error. */
+export const maskText = (text: string | undefined): string | undefined => (text === undefined ? undefined : redactText(text));
+
+/** A token endpoint's answer, already checked (RFC 6749 §5.1): what {@link toTokenSet} reads. */
+export interface TokenEndpointAnswer {
+  access_token: string;
+  token_type: string;
+  expires_in?: number;
+  refresh_token?: string;
+  scope?: string;
+}
+
+/** Converts a checked token response into a {@link TokenSet} with `expires_at`. */
+export function toTokenSet(response: TokenEndpointAnswer, nowMs: number = Date.now()): TokenSet {
+  const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : 3600;
+  const set: TokenSet = {
+    access_token: response.access_token,
+    // Token types compare case-insensitively (RFC 6749 §5.1); the spec writes it `Bearer`.
+    token_type: response.token_type.toLowerCase() === 'bearer' ? 'Bearer' : response.token_type,
+    expires_in: expiresIn,
+    expires_at: Math.floor(nowMs / 1000) + expiresIn,
+  };
+  if (typeof response.refresh_token === 'string') set.refresh_token = response.refresh_token;
+  rememberToken(set.access_token);
+  rememberToken(set.refresh_token);
+  if (typeof response.scope === 'string') set.scope = response.scope;
+  return set;
+}
+
+/** Maps a failure the grant did not classify itself to an SDK error. */
+type GrantErrorMap = (what: string, error: unknown, signal: AbortSignal | undefined) => OpenBankingError | undefined;
+
+/**
+ * Runs one grant (request + process) and maps every failure to an SDK error: `map` first (the
+ * OAuth library's errors), then network failures to {@link ConnectionError} / {@link TimeoutError}.
+ */
+async function runMapped<T>(what: string, step: () => Promise<T>, signal?: AbortSignal, map?: GrantErrorMap): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof OpenBankingError) throw error;
+    if (signal?.aborted) throw new AbortError(`${what}: aborted`);
+    throw map?.(what, error, signal) ?? networkFailure(what, error);
+  }
+}
+
+function networkFailure(what: string, error: unknown): OpenBankingError {
+  const name = (error as { name?: string } | null)?.name;
+  // A custom fetch's error may carry the request (the form body holds client_secret): keep its
+  // class, message start and code only, as the API path does.
+  if (name === 'TimeoutError') return new TimeoutError(`${what}: the identity host did not answer in time`, { cause: scrubCause(error) });
+  if (name === 'AbortError') return new AbortError(`${what}: aborted`);
+  return new ConnectionError(`${what}: could not reach the identity host`, { cause: scrubCause(error) });
+}
 
 /** The authorization-server description oauth4webapi works from, for one endpoint. */
 export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.AuthorizationServer>): oauth.AuthorizationServer {
@@ -52,7 +155,7 @@ async function identityFetch(ctx: GrantContext, url: string, init: RequestInit):
  * with `ctx`, and somebody watching the client, it is a `token` event (`scope`: what was asked for).
  */
 export function runGrant<T>(what: string, step: () => Promise<T>, signal?: AbortSignal, ctx?: GrantContext, scope?: string): Promise<T> {
-  const run = () => runAnyGrant(what, step, signal, oauthFailure);
+  const run = () => runMapped(what, step, signal, oauthFailure);
   const hub = ctx?.events;
   // The events' code loads with the first grant somebody watches.
   return hub?.active ? hub.load().then((parts) => parts.observeGrant(hub, what, scope, run)) : run();
@@ -81,4 +184,83 @@ function oauthFailure(what: string, error: unknown): OpenBankingError | undefine
     return unsupportedAnswer(what, error.message);
   }
   return undefined;
+}
+
+/**
+ * Requests one client-credentials token set (POST `{auth_url}/oauth2/token`, `client_secret_post`,
+ * `scope` when there is one).
+ */
+export async function requestClientCredentials(ctx: GrantContext, tokenPath: string, scope: string, signal?: AbortSignal): Promise<TokenSet> {
+  const url = ctx.authUrl + tokenPath;
+  const as = authorizationServer(ctx, { token_endpoint: url });
+  const client: oauth.Client = { client_id: ctx.clientId };
+  const params = new URLSearchParams();
+  if (scope) params.set('scope', scope);
+  return runGrant(
+    'client credentials grant',
+    async () => {
+      const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, requestOptions(ctx, url, signal));
+      return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), ctx.now());
+    },
+    signal,
+    ctx,
+    scope,
+  );
+}
+
+/**
+ * Exchanges an authorization code (POST `{auth_url}/oauth/token`, `grant_type=authorization_code`
+ * with `client_id`, `client_secret`, `code`, `redirect_uri` and `code_verifier`).
+ */
+export async function requestCodeExchange(
+  ctx: GrantContext,
+  tokenPath: string,
+  params: { code: string; codeVerifier: string; redirectUri: string },
+  signal?: AbortSignal,
+): Promise<TokenSet> {
+  const url = ctx.authUrl + tokenPath;
+  const as = authorizationServer(ctx, { token_endpoint: url });
+  const client: oauth.Client = { client_id: ctx.clientId };
+  return runGrant(
+    'authorization code grant',
+    async () => {
+      // oauth4webapi takes the validated callback parameters; the backend only received the code
+      // (the browser already checked the state), so the parameters are rebuilt from it.
+      const callback = oauth.validateAuthResponse(as, client, new URLSearchParams({ code: params.code }), oauth.skipStateCheck);
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.ClientSecretPost(ctx.clientSecret),
+        callback,
+        params.redirectUri,
+        params.codeVerifier,
+        requestOptions(ctx, url, signal),
+      );
+      return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), ctx.now());
+    },
+    signal,
+    ctx,
+  );
+}
+
+/**
+ * Refreshes a token set (POST `{auth_url}/oauth/token`, `grant_type=refresh_token` with
+ * `client_id`, `client_secret` and `refresh_token`). When the server does not rotate the refresh
+ * token, the one given is carried over so the new set can be refreshed again.
+ */
+export async function requestRefresh(ctx: GrantContext, tokenPath: string, refreshToken: string, signal?: AbortSignal): Promise<TokenSet> {
+  const url = ctx.authUrl + tokenPath;
+  const as = authorizationServer(ctx, { token_endpoint: url });
+  const client: oauth.Client = { client_id: ctx.clientId };
+  return runGrant(
+    'refresh token grant',
+    async () => {
+      const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), refreshToken, requestOptions(ctx, url, signal));
+      const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response), ctx.now());
+      set.refresh_token ??= refreshToken;
+      return set;
+    },
+    signal,
+    ctx,
+  );
 }

@@ -1,4 +1,5 @@
 import { toBase64 } from '../core/signature.js';
+import { registrationRequestSchema } from '../schemas/registration.js';
 import {
   AbortError,
   ApiError,
@@ -105,7 +106,6 @@ export async function register(params: RegisterParams): Promise<Registration> {
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) if (!CONNECTION_KEYS.has(key)) fields[key] = value;
   const conn = resolveConnection(params, issues);
-  const { registrationRequestSchema } = await import('./registration-schema.js'); // zod loads with the first registration, not with the package
   const parsed = registrationRequestSchema.safeParse(fields);
   if (!parsed.success) issues.issues.push(...toIssues(parsed.error, fields));
   issues.throwIfAny('Invalid registration');

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { registrationRequestSchema } from './registration-schema.js';
+import type { registrationRequestSchema } from '../schemas/registration.js';
 import { ResponseValidationError, type ValidationIssue } from '../errors/index.js';
 import { isRecord } from '../core/checks.js';
 import type { Endpoints, Environment } from '../core/config.js';

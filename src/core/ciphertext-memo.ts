@@ -1,5 +1,5 @@
 import { type FieldCipher, plaintextCipher } from '../crypto/cipher.js';
-import { type FleetAccess, keyPart } from '../fleet/store.js';
+import { type FleetAccess, keyPart } from './store.js';
 
 /** How many recent (idempotency key, field) ciphertexts a client remembers. */
 export const CIPHERTEXT_MEMO_SIZE = 1_000;

@@ -1,8 +1,7 @@
 import type { EventHub } from './events.js';
-import type { Lazy } from './lazy.js';
 import type { CallLimiter } from './http.js';
 import type { FieldCipher } from '../crypto/cipher.js';
-import type { FleetAccess } from '../fleet/store.js';
+import type { FleetAccess } from './store.js';
 import type { LeveledLogger } from './logger.js';
 import type { Sleep } from './retry-timing.js';
 import type { SignatureEncoding } from './signature.js';
@@ -111,10 +110,10 @@ export interface PipelineConfig {
   maxResponseBytes: number;
   fetch: typeof fetch | undefined;
   logger: LeveledLogger;
-  /** The limiter of `rateLimit` (the fleet's shared bucket with a fleet), loaded with the first call. */
-  limiter: Lazy<CallLimiter> | undefined;
+  /** The limiter of `rateLimit`: the token bucket in the fleet's store with a fleet, else in the client's own. */
+  limiter: CallLimiter | undefined;
   decryptResponses: boolean;
-  /** The fleet's shared state (rate budget, ciphertexts), when the `fleet` option is set. */
+  /** The fleet's shared store (ciphertexts kept for retries from another process), when the `fleet` option is set. */
   fleet: FleetAccess | undefined;
   sleep: Sleep;
   now: () => number;

@@ -112,7 +112,6 @@ export class Transport {
     const secrets = sentSecrets(op.secretRequestFields, [body, sent], signature);
 
     // 4. Send through ky: token, rate budget, retries with the same key and bytes, 401 renewal.
-    const limiter = o.limiter && (o.limiter.value ?? (await o.limiter.load()));
     const { response, text } = await api.sendApiCall(o, {
       method: op.method,
       path: op.path,
@@ -124,7 +123,7 @@ export class Transport {
       timeout: call.timeout ?? o.timeout,
       maxRetries: call.maxRetries ?? o.maxRetries,
       bearer: op.bearer,
-      limiter,
+      limiter: o.limiter,
       secrets,
       observe,
     });

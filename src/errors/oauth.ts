@@ -39,9 +39,19 @@ export class OAuthError extends OpenBankingError {
 export const isOAuthError = /* @__PURE__ */ guard<OAuthError>(['OAuthError', 'ConsentEndedError']);
 
 /**
+ * Why a customer's consent ended: `'invalid_grant'` (the identity host refused the session's
+ * refresh token: revoked, expired, or a rotated refresh token replayed) or `'refresh_unconfirmed'`
+ * (the refresh token was sent, or claimed by a client of the fleet that stopped, and how that
+ * ended is not known: sending it again could end the consent at the provider).
+ * @group Errors
+ */
+export type ConsentEndedReason = 'invalid_grant' | 'refresh_unconfirmed';
+
+/**
  * The customer's consent has ended: a refresh of the session's tokens was answered `invalid_grant`
  * (the consent was revoked or expired, or a rotated refresh token was replayed), here or, with a
- * fleet, in another process holding a session with the same `id`. Every call of the session
+ * fleet, in another process holding a session with the same `id`; or the refresh of its refresh
+ * token was never confirmed (`reason: 'refresh_unconfirmed'`). Every call of the session
  * rejects with it, without a request, until `session.setTokens(newTokens)`; `onConsentEnded`
  * fired once when it ended. Send the customer back through consent for {@link scopes}.
  *
@@ -65,10 +75,13 @@ export class ConsentEndedError extends OAuthError {
   override name = 'ConsentEndedError';
   /** The scopes of the token set that ended: what to ask the customer for again. Undefined when the set carried no `scope`. */
   readonly scopes: string[] | undefined;
+  /** `'invalid_grant'`: the identity host refused the refresh token; `'refresh_unconfirmed'`: its refresh was never confirmed (see {@link ConsentEndedReason}). */
+  readonly reason: ConsentEndedReason;
 
-  constructor(errorDescription: string | undefined, scopes: readonly string[] | undefined, options?: { status?: number; cause?: unknown }) {
+  constructor(errorDescription: string | undefined, scopes: readonly string[] | undefined, options?: { status?: number; cause?: unknown; reason?: ConsentEndedReason }) {
     super('invalid_grant', errorDescription, options);
     this.scopes = scopes === undefined ? undefined : [...scopes];
+    this.reason = options?.reason ?? 'invalid_grant';
     this.message = `${this.message} (the customer's consent has ended: ask the customer to consent again${scopes && scopes.length > 0 ? ` for ${scopes.join(' ')}` : ''}, then call session.setTokens with the new tokens)`;
   }
 }

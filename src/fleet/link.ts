@@ -1,5 +1,5 @@
 import { type StoreSealer, storeSealer } from '../crypto/seal.js';
-import { type FleetAccess, type FleetBucket, fleetKey, type FleetStore, type FleetTake, MemoryFleetStore } from './store.js';
+import { type FleetAccess, type FleetBucket, fleetKey, type FleetStore, type FleetTake, MemoryFleetStore, StoreFailure } from '../core/store.js';
 
 /** Longest the SDK waits for the shared store on one operation before coordinating in-process. */
 export const FLEET_TIMEOUT_MS = 250;
@@ -35,6 +35,12 @@ function storedValue(answer: unknown): string | undefined {
   throw new FleetUnreadable('unreadable answer to get');
 }
 
+/** A compare-and-set's answer as the strict operations read it: a boolean, or unreadable. */
+function answerBoolean(answer: unknown): boolean {
+  if (typeof answer !== 'boolean') throw new FleetUnreadable('unreadable answer to compareAndSet');
+  return answer;
+}
+
 /** A take's answer as the SDK reads it: `granted` a boolean and `wait` a number of ms from 0 up, or unreadable. */
 function takeAnswer(answer: unknown): FleetTake {
   const take = answer as Partial<FleetTake> | null | undefined;
@@ -42,11 +48,6 @@ function takeAnswer(answer: unknown): FleetTake {
     throw new FleetUnreadable('unreadable answer to take');
   }
   return { granted: take.granted, wait: take.wait };
-}
-
-/** A strict operation the shared store could not confirm (down, slow, or an unreadable answer). */
-export class FleetUnavailable extends Error {
-  override name = 'FleetUnavailable';
 }
 
 /** Local locks carry this prefix, so `unlock` knows which store granted them. */
@@ -58,8 +59,9 @@ const LOCAL = 'local:';
  * fails or waits because of the shared store. One `warn` line per outage (not per call); while
  * down, one operation per {@link FLEET_PROBE_MS} tries the shared store again, and the first that
  * succeeds ends the outage (one `info` line). Keys are namespaced by client id. What must not
- * fall back (the customer refresh's lock) uses the `strict*` operations, which reject instead.
- * Values are sealed and opened with the client secret (`seal`, `open`).
+ * fall back (the customer refresh protocol's records and lock) uses the `strict*` operations,
+ * which reject with `StoreFailure` instead. Values are sealed and opened with the client secret
+ * (`seal`, `open`), and opened with `previousClientSecrets` too during a rotation.
  */
 export class FleetLink implements FleetAccess {
   readonly #remote: FleetStore;
@@ -70,12 +72,14 @@ export class FleetLink implements FleetAccess {
   #down = false;
   #nextProbe = 0;
   #outages = 0;
+  /** Values leave the process. */
+  readonly shared = true;
 
-  constructor(remote: FleetStore, options: { clientId: string; clientSecret: string; log: FleetLog }) {
+  constructor(remote: FleetStore, options: { clientId: string; clientSecret: string; previousClientSecrets?: readonly string[]; log: FleetLog }) {
     this.#remote = remote;
     this.#log = options.log;
     this.#clientId = options.clientId;
-    this.#sealer = storeSealer(options.clientSecret);
+    this.#sealer = storeSealer(options.clientSecret, options.previousClientSecrets);
   }
 
   /** `value` sealed for the store key `key`. */
@@ -86,6 +90,14 @@ export class FleetLink implements FleetAccess {
   /** What `seal` sealed for `key`, or undefined when `raw` is absent or does not open. */
   open(key: string, raw: string | undefined): Promise<string | undefined> {
     return this.#sealer.open(key, raw);
+  }
+
+  /** What `seal` sealed for `key`, undefined when absent; a value that is there but does not open rejects with `StoreFailure`. */
+  async openStrict(key: string, raw: string | undefined): Promise<string | undefined> {
+    if (raw === undefined) return undefined;
+    const value = await this.#sealer.open(key, raw);
+    if (value === undefined) throw new StoreFailure('a value in the shared store does not open with this client secret or its previousClientSecrets', true);
+    return value;
   }
 
   /** A key of this client's namespace: `openbanking-ng:<clientId>:<parts joined by ':'>`. */
@@ -144,7 +156,7 @@ export class FleetLink implements FleetAccess {
           { operation: op },
         );
       }
-      if (!local) throw new FleetUnavailable(`the shared store did not confirm ${op} (${describe(error)})`);
+      if (!local) throw new StoreFailure(`the shared store did not confirm ${op} (${describe(error)})`);
       return local(this.#local);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
@@ -183,21 +195,31 @@ export class FleetLink implements FleetAccess {
   }
 
   /**
-   * The lock `key` from the shared store only: rejects with {@link FleetUnavailable} when it cannot
+   * The lock `key` from the shared store only: rejects with `StoreFailure` when it cannot
    * say, an answer that is neither an owner nor none included (never taken for a granted lock).
    */
   strictLock(key: string, ttlMs: number): Promise<string | undefined> {
     return this.#run('lock', async (s) => lockOwner(await s.lock(key, ttlMs)), undefined, (owner) => this.#release(key, owner));
   }
 
-  /** The value under `key` in the shared store only: rejects with {@link FleetUnavailable} when it cannot say (an unreadable answer included). */
+  /** The value under `key` in the shared store only: rejects with `StoreFailure` when it cannot say (an unreadable answer included). */
   strictGet(key: string): Promise<string | undefined> {
     return this.#run('get', async (s) => storedValue(await s.get(key)), undefined);
   }
 
-  /** Stores `value` in the shared store only: rejects with {@link FleetUnavailable} when it cannot confirm. */
+  /** Stores `value` in the shared store only: rejects with `StoreFailure` when it cannot confirm. */
   strictSet(key: string, value: string, ttlMs: number): Promise<void> {
     return this.#run('set', (s) => s.set(key, value, ttlMs), undefined);
+  }
+
+  /** Stores `value` only if `key` is absent, in the shared store only: rejects with `StoreFailure` when it cannot say. */
+  strictCreate(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return this.#run('compareAndSet', async (s) => answerBoolean(await s.compareAndSet(key, undefined, value, ttlMs)), undefined);
+  }
+
+  /** Deletes `key` if it holds `expected`, in the shared store only: rejects with `StoreFailure` when it cannot say. */
+  strictDelete(key: string, expected: string): Promise<boolean> {
+    return this.#run('compareAndDelete', async (s) => answerBoolean(await s.compareAndDelete(key, expected)), undefined);
   }
 
   /** A lock granted after its request timed out: nobody holds it, so it is released at once. */
@@ -237,34 +259,4 @@ function afterIo(fn: () => void): void {
   const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
   if (typeof immediate === 'function') immediate(fn);
   else setTimeout(fn, 0);
-}
-
-/** Waits `ms` of wall-clock time (locks and polls follow real time, whatever clock the client reads). */
-export function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * `read()`'s value, or `produce()`'s made by one holder of the lock `key` at a time across the
- * fleet: the holder reads once more under the lock (another may just have produced), then
- * produces; the others poll `read()` until the value appears or the lock is free again (a holder
- * that died loses it after `ttlMs`). Bounded: past twice the lock's lifetime, a waiter produces
- * by itself rather than wait longer.
- */
-export async function exclusive<T>(link: FleetStore, key: string, ttlMs: number, read: () => Promise<T | undefined>, produce: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 2 * ttlMs + 1_000;
-  for (let round = 0; ; round++) {
-    const owner = await link.lock(key, ttlMs);
-    if (owner !== undefined) {
-      try {
-        return (await read()) ?? (await produce());
-      } finally {
-        void link.unlock(key, owner).catch(() => undefined);
-      }
-    }
-    await pause(Math.min(100, 10 * (round + 1)));
-    const ready = await read();
-    if (ready !== undefined) return ready;
-    if (Date.now() > deadline) return produce();
-  }
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors/index.js';
-import type { FleetBucket, FleetStore, FleetTake } from './store.js';
+import type { FleetBucket, FleetStore, FleetTake } from '../core/store.js';
 
 /**
  * A connected Redis client: node-redis 4+ (`createClient(...)` after `await client.connect()`) or

@@ -17,7 +17,7 @@ export interface RunnerContext {
   endpoints: Endpoints;
   /** The scopes an operation asks for (its default, or the `operationScopes` option's). */
   scopes(op: OperationDeclaration): readonly Scope[];
-  /** A cached client-credentials token source for `scopes`. */
+  /** The client's client-credentials token source for `scopes` (one per scope set, from its one cache). */
   clientBearer(scopes: readonly Scope[]): BearerSource;
   /** The customer's token source on a session; undefined on the client. */
   customerBearer: BearerSource | undefined;
@@ -33,7 +33,6 @@ export interface RunnerContext {
  */
 export class OperationRunner {
   readonly #ctx: RunnerContext;
-  readonly #bearers = new Map<OperationDeclaration, BearerSource>();
 
   constructor(ctx: RunnerContext) {
     this.#ctx = ctx;
@@ -126,18 +125,13 @@ export class OperationRunner {
     }
   }
 
-  /** The token source for `op` here, built once per operation; undefined when it needs a customer and this is the client. */
+  /** The token source for `op` here (the client's, one per scope set); undefined when it needs a customer and this is the client. */
   #bearer(op: OperationDeclaration): BearerSource | undefined {
     const customer = this.#ctx.customerBearer;
     const token = op.token;
     if (token === 'customer' && customer === undefined) return undefined;
     if (token !== 'client' && customer !== undefined) return customer;
-    let bearer = this.#bearers.get(op);
-    if (bearer === undefined) {
-      bearer = this.#ctx.clientBearer(this.#ctx.scopes(op));
-      this.#bearers.set(op, bearer);
-    }
-    return bearer;
+    return this.#ctx.clientBearer(this.#ctx.scopes(op));
   }
 }
 

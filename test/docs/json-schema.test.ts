@@ -10,7 +10,7 @@ import * as directDebits from '../../src/schemas/direct-debits.js';
 import * as disputes from '../../src/schemas/disputes.js';
 import * as savings from '../../src/schemas/savings.js';
 import * as transfers from '../../src/schemas/transfers.js';
-import { registrationRequestSchema } from '../../src/auth/registration-schema.js';
+import { registrationRequestSchema } from '../../src/schemas/registration.js';
 
 // DESIGN "The API described": every request and response schema converts with z.toJSONSchema,
 // input and output, with no unrepresentable part (zod throws on one by default).

@@ -122,6 +122,8 @@ export interface Worker {
   go(): void;
   /** Resolves when the worker printed an event of this type. */
   seen(type: string): Promise<void>;
+  /** A worker task `steps`: runs its next step and resolves to what it printed for it. */
+  step(): Promise<Record<string, unknown>>;
   done: Promise<WorkerRun>;
 }
 
@@ -166,7 +168,18 @@ export function startWorker(task: WorkerTask, limitMs = 60_000): Worker {
       ? Promise.resolve()
       : new Promise<void>((resolve) => waiters.set(type, [...(waiters.get(type) ?? []), resolve]));
   const go = () => void child.stdin!.end('go\n');
-  return { process: child, go, seen, done };
+  let steps = 0;
+  const step = async () => {
+    const index = steps++;
+    child.stdin!.write('go\n');
+    for (;;) {
+      const found = events.find((e) => e.type === 'step' && e.index === index);
+      if (found) return found;
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the worker exited before step ${index}: ${stderr}`);
+      await Promise.race([new Promise<void>((resolve) => waiters.set('step', [...(waiters.get('step') ?? []), resolve])), done]);
+    }
+  };
+  return { process: child, go, seen, step, done };
 }
 
 /**

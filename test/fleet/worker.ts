@@ -2,6 +2,8 @@
 // (bundled from this file with esbuild). It reads its task as JSON from argv[2] and prints one
 // JSON line per event on stdout: { type: 'log', level, message } for the client's log lines,
 // { type: 'result', ... } at the end.
+import { createHash } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import IORedis from 'ioredis';
 import { createClient } from 'redis';
 import { aesGcmCipher, type ClientOptions, OpenBanking, type TokenSet } from '../../src/index.js';
@@ -9,7 +11,7 @@ import { redisFleet } from '../../src/redis.js';
 import { validCard } from '../support/cards.js';
 
 export interface WorkerTask {
-  task: 'cards' | 'refresh' | 'retry' | 'latency';
+  task: 'cards' | 'refresh' | 'retry' | 'latency' | 'steps';
   client: 'redis' | 'ioredis';
   redisPort: number;
   prefix: string;
@@ -36,6 +38,16 @@ export interface WorkerTask {
   idempotencyKey?: string;
   maxRetries?: number;
   timeout?: number;
+  /** steps: one step per line read on stdin, each printing { type: 'step', index, ok, ... }. */
+  steps?: { setTokens?: TokenSet; call?: boolean }[];
+  /** The fleet store's `set` fails this many times (a connection error), then works again. */
+  setFailures?: number;
+  /** The event loop stalls this long once, just after the first refresh grant's answer arrives (a slow listener). */
+  stallAfterRefreshMs?: number;
+  /** `previousClientSecrets` of the client. */
+  previousClientSecrets?: string[];
+  /** The secret the identity host and API accept (a rotation: the SDK holds a new one): grants and signatures are sent with it. */
+  acceptedSecret?: string;
 }
 
 const out = (event: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(event)}\n`);
@@ -69,6 +81,36 @@ async function connect(task: WorkerTask): Promise<{ client: unknown; roundTrips:
 
 const card = (i: number) => validCard({ card_holder_name: `Fleet Worker ${i}` });
 
+/** A store's methods bound to it, to override one. */
+function bind(store: ReturnType<typeof redisFleet>): ReturnType<typeof redisFleet> {
+  return {
+    get: (key) => store.get(key),
+    set: (key, value, ttl) => store.set(key, value, ttl),
+    compareAndSet: (key, expected, value, ttl) => store.compareAndSet(key, expected, value, ttl),
+    compareAndDelete: (key, expected) => store.compareAndDelete(key, expected),
+    lock: (key, ttl) => store.lock(key, ttl),
+    unlock: (key, owner) => store.unlock(key, owner),
+    take: (key, bucket) => store.take(key, bucket),
+  };
+}
+
+/** During a rotation the provider accepts the old secret too: requests leave signed and authenticated with `accepted`. */
+function rotatedFetch(accepted: string): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const headers = new Headers(request.headers);
+    const key = headers.get('idempotency-key');
+    if (key !== null) headers.set('signature', createHash('sha256').update(`${accepted};${key}`).digest('hex'));
+    let body: string | undefined = request.method === 'GET' ? undefined : await request.text();
+    if (body !== undefined && headers.get('content-type')?.includes('x-www-form-urlencoded')) {
+      const form = new URLSearchParams(body);
+      if (form.has('client_secret')) form.set('client_secret', accepted);
+      body = form.toString();
+    }
+    return fetch(new Request(request.url, { method: request.method, headers, body }));
+  };
+}
+
 function describe(error: unknown): Record<string, unknown> {
   const e = error as { name?: string; message?: string; errorCode?: string; error?: string; status?: number };
   return { name: e?.name, message: e?.message, errorCode: e?.errorCode, error: e?.error, status: e?.status };
@@ -86,6 +128,12 @@ async function main(): Promise<void> {
       signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
     });
   const log = (level: string) => (message: string) => out({ type: 'log', level, message });
+  let store: ReturnType<typeof redisFleet> | undefined = redisFleet(redis.client as Parameters<typeof redisFleet>[0], { prefix: task.prefix });
+  if (task.setFailures) {
+    let failures = task.setFailures;
+    const inner = store;
+    store = { ...bind(inner), set: (key, value, ttl) => (failures-- > 0 ? Promise.reject(Object.assign(new Error('connection lost'), { code: 'ECONNRESET' })) : inner.set(key, value, ttl)) };
+  }
   const options = (fleet: boolean): ClientOptions => ({
     clientId: task.clientId,
     clientSecret: task.clientSecret,
@@ -93,7 +141,9 @@ async function main(): Promise<void> {
     authUrl: task.authUrl,
     environment: task.environment ?? 'sandbox',
     cipher: aesGcmCipher(task.clientSecret),
-    ...(fleet ? { fleet: redisFleet(redis.client as Parameters<typeof redisFleet>[0], { prefix: task.prefix }) } : {}),
+    ...(fleet ? { fleet: store } : {}),
+    ...(task.previousClientSecrets ? { previousClientSecrets: task.previousClientSecrets } : {}),
+    ...(task.acceptedSecret ? { fetch: rotatedFetch(task.acceptedSecret) } : {}),
     ...(task.rateLimit === undefined ? {} : { rateLimit: task.rateLimit }),
     ...(task.maxRetries === undefined ? {} : { maxRetries: task.maxRetries }),
     ...(task.timeout === undefined ? {} : { timeout: task.timeout }),
@@ -103,6 +153,15 @@ async function main(): Promise<void> {
     sleep,
   });
   const ob = new OpenBanking(options(!task.noFleet));
+  if (task.stallAfterRefreshMs) {
+    let stalled = false;
+    ob.on('token', (event) => {
+      if (event.grant !== 'refresh_token' || stalled) return;
+      stalled = true;
+      const until = Date.now() + task.stallAfterRefreshMs!;
+      while (Date.now() < until); // the whole process stands still, as under a slow redaction
+    });
+  }
   if (task.gate) {
     const go = new Promise<void>((resolve) => process.stdin.once('data', () => resolve()));
     out({ type: 'ready' });
@@ -132,6 +191,19 @@ async function main(): Promise<void> {
       out({ type: 'result', ok: true, onTokens, customer: customer.customer_id ?? null, accessToken: session.tokens.access_token.slice(0, 12) });
     } catch (error) {
       out({ type: 'result', ok: false, onTokens, error: describe(error) });
+    }
+  } else if (task.task === 'steps') {
+    const session = ob.forCustomer(task.tokens!, { id: task.customerId!, onConsentEnded: (error) => void out({ type: 'ended', reason: error.reason }) });
+    const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+    for (const [index, step] of task.steps!.entries()) {
+      await lines.next();
+      if (step.setTokens) session.setTokens(step.setTokens);
+      try {
+        if (step.call !== false) await session.customers.retrieve();
+        out({ type: 'step', index, ok: true, accessToken: session.tokens.access_token.slice(0, 12) });
+      } catch (error) {
+        out({ type: 'step', index, ok: false, error: { ...describe(error), reason: (error as { reason?: string }).reason } });
+      }
     }
   } else if (task.task === 'retry') {
     try {

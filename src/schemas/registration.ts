@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { matching, str, text, upTo } from '../schemas/common.js';
+import { matching, str, text, upTo } from './common.js';
 
-// The schema of `OpenBanking.register`'s body, in its own module so that zod loads with the first
-// registration rather than with the package.
+// The schema of `OpenBanking.register`'s body. `auth/register.ts` (loaded with the first registration)
+// validates with it; `RegistrationFields` (auth/registration.ts) is its input type.
 
 /** The spec's nine registration fields; `RegistrationFields` is its input type. */
 export const registrationRequestSchema = z.strictObject({
