@@ -50,7 +50,9 @@ export class Auth {
    *
    * @example
    * ```ts
-   * const { url, state, codeVerifier } = await ob.auth.authorizationUrl({ scope: ['accounts', 'transactions'] });
+   * // the scopes of the operations the app will call
+   * const scope = [...OPERATION_SCOPES['accounts.list'], ...OPERATION_SCOPES['accounts.transactions.list']];
+   * const { url, state, codeVerifier } = await ob.auth.authorizationUrl({ scope });
    * ```
    */
   async authorizationUrl(params: AuthorizationUrlParams): Promise<AuthorizationRequest> {
@@ -111,7 +113,7 @@ export class Auth {
    *
    * @example
    * ```ts
-   * const device = await ob.auth.deviceCode(['accounts'], { targetConnectionId: 'CONN0987654321' });
+   * const device = await ob.auth.deviceCode([...OPERATION_SCOPES['accounts.list']], { targetConnectionId: 'CONN0987654321' });
    * sendSms(customerPhone, device.obn_custom_metadata?.consent_message ?? `Code: ${device.user_code}`);
    * const tokens = await ob.auth.pollDeviceToken(device, { signal: AbortSignal.timeout(15 * 60_000) });
    * ```
@@ -144,12 +146,12 @@ export class Auth {
  *
  * @example
  * ```ts
- * import { createAuthorizationRequest } from 'openbanking-ng';
+ * import { createAuthorizationRequest, OPERATION_SCOPES } from 'openbanking-ng';
  * const req = await createAuthorizationRequest({
  *   authUrl: 'https://identity-sandbox.sparkle.fyi',
  *   clientId: 'my-client',
  *   redirectUri: 'https://app.example.com/callback',
- *   scope: ['accounts', 'transactions'],
+ *   scope: [...OPERATION_SCOPES['accounts.list'], ...OPERATION_SCOPES['accounts.transactions.list']],
  * });
  * sessionStorage.setItem('ob', JSON.stringify({ state: req.state, codeVerifier: req.codeVerifier }));
  * location.assign(req.url);

@@ -25,12 +25,12 @@ import {
  *
  * @example
  * ```ts
- * import { createAuthorizationRequest } from 'openbanking-ng/pkce';
+ * import { createAuthorizationRequest, OPERATION_SCOPES } from 'openbanking-ng/pkce';
  * const req = await createAuthorizationRequest({
  *   authUrl: 'https://identity-sandbox.sparkle.fyi',
  *   clientId: 'my-client',
  *   redirectUri: 'https://app.example.com/callback',
- *   scope: ['accounts', 'transactions'],
+ *   scope: [...OPERATION_SCOPES['accounts.list'], ...OPERATION_SCOPES['accounts.transactions.list']],
  * });
  * sessionStorage.setItem('ob', JSON.stringify({ state: req.state, codeVerifier: req.codeVerifier }));
  * location.assign(req.url);

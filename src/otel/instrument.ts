@@ -52,7 +52,7 @@ export function instrument(ob: OpenBanking, options: InstrumentOptions = {}): ()
   if (typeof options !== 'object' || options === null) throw new TypeError('instrument(ob, options): options must be an object');
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, version, { schemaUrl: SCHEMA_URL });
   const instruments = createInstruments((options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, version, { schemaUrl: SCHEMA_URL }));
-  const tap = new OtelTap(tracer, instruments, serverOf(ob.baseUrl), serverOf(ob.authUrl), options.propagate === true);
+  const tap = new OtelTap(tracer, instruments, serverOf(ob.baseUrl), serverOf(ob.authUrl), options.propagate === true, ob.baseUrl);
   // `on` takes an instrumentation under this name (the same in every copy of the package).
   return (ob as unknown as { on(name: string, tap: CallTap): () => void }).on(TAP, tap);
 }
@@ -82,6 +82,7 @@ class OtelTap implements CallTap {
     readonly api: Server,
     readonly identity: Server,
     readonly propagate: boolean,
+    readonly baseUrl: string,
   ) {}
 
   call(start: CallStartEvent, attributes?: Readonly<Record<string, string>>): CallTrace {
@@ -139,7 +140,8 @@ class CallSpans implements CallTrace {
   request(event: RequestEvent, headers: Headers): void {
     this.#endAttempt(undefined); // every attempt ends before the next starts; this only guards against a missed end
     const measured: Attributes = { ...this.#base, 'server.port': this.#tap.api.port };
-    const attributes: Attributes = { ...measured, 'url.full': event.url };
+    // A path no typed operation names may hold a customer's values: its url.full shows the template too.
+    const attributes: Attributes = { ...measured, 'url.full': event.urlTemplate === '/{path}' ? `${this.#tap.baseUrl}/{path}` : event.url };
     if (event.attempt > 1) attributes['http.request.resend_count'] = event.attempt - 1;
     const span = this.#tap.tracer.startSpan(`${event.method} ${event.urlTemplate}`, { kind: SpanKind.CLIENT, attributes }, this.#context);
     this.#attempt = span;
