@@ -10,9 +10,15 @@ import { createSandbox, type Sandbox, sandboxCore } from './sandbox.js';
  */
 export interface MswModule {
   /** msw's `http` namespace: only `http.all` is used. */
-  http: { all(path: string, resolver: (info: { request: Request }) => Response | Promise<Response>): unknown };
+  http: {
+    /** A handler for every method on `path`. */
+    all(path: string, resolver: (info: { request: Request }) => Response | Promise<Response>): unknown;
+  };
   /** msw's `HttpResponse`: only `HttpResponse.error()` is used. */
-  HttpResponse: { error(): Response };
+  HttpResponse: {
+    /** A network error, as if the connection failed. */
+    error(): Response;
+  };
 }
 
 /** Options of {@link sandboxHandlers}. @group Sandbox */
