@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../src/index.js';
-import { BASE, createdCard, http, HttpResponse, SECRET, testClient, tokenHandler, useMsw, validCard } from './support/msw.js';
+import { AUTH, BASE, createdCard, http, HttpResponse, SECRET, testClient, tokenHandler, useMsw, validCard } from './support/msw.js';
 
 const server = useMsw();
 
@@ -21,11 +21,13 @@ describe('logger', () => {
     const { lines, logger } = recorder();
     const { ob } = testClient({ logger, logLevel: 'debug' });
     await ob.cards.create(validCard(), { idempotencyKey: 'log-key-1' });
-    const attempts = lines.filter((l) => l.level === 'debug');
-    expect(attempts.map((l) => [l.details?.method, l.details?.path, l.details?.status, l.details?.attempt, l.details?.idempotencyKey])).toEqual([
+    const debug = lines.filter((l) => l.level === 'debug');
+    expect(debug.map((l) => [l.details?.method, l.details?.path, l.details?.status, l.details?.attempt, l.details?.idempotencyKey])).toEqual([
+      ['POST', `${AUTH}/oauth2/token`, 200, 1, undefined], // the token request the call needed
       ['POST', '/cards', 503, 1, 'log-key-1'],
       ['POST', '/cards', 201, 2, 'log-key-1'],
     ]);
+    const attempts = debug.slice(1);
     expect(typeof attempts[0]!.details?.elapsedMs).toBe('number');
     const headers = attempts[0]!.details?.headers as Record<string, string>;
     expect(headers.authorization).toBe('[REDACTED]');
@@ -33,6 +35,17 @@ describe('logger', () => {
     expect(headers['idempotency-key']).toBe('log-key-1');
     expect(JSON.parse(attempts[0]!.details?.body as string).card_default_pin).toBe('[REDACTED]');
     expect(lines.filter((l) => l.level === 'info')).toHaveLength(1);
+    expect(JSON.stringify(lines)).not.toContain(SECRET);
+  });
+
+  it('logs each request to the identity host at debug, a refused client id before its OAuthError, the form never', async () => {
+    server.use(http.post(`${AUTH}/oauth2/token`, () => HttpResponse.json({ error: 'invalid_client', error_description: 'unknown client' }, { status: 401 })));
+    const { lines, logger } = recorder();
+    const { ob } = testClient({ logger, logLevel: 'debug' });
+    await expect(ob.auth.clientCredentials(['cards.list'])).rejects.toMatchObject({ name: 'OAuthError', error: 'invalid_client' });
+    const debug = lines.filter((l) => l.level === 'debug');
+    expect(debug.map((l) => [l.message, l.details?.status])).toEqual([[`openbanking-ng POST ${AUTH}/oauth2/token → 401 (attempt 1)`, 401]]);
+    expect(debug[0]!.details?.body).toBeUndefined();
     expect(JSON.stringify(lines)).not.toContain(SECRET);
   });
 
@@ -54,7 +67,7 @@ describe('logger', () => {
       const { lines, logger } = recorder();
       const { ob } = testClient({ logger, logLevel: undefined });
       await ob.cards.create(validCard());
-      expect(lines.filter((l) => l.level === 'debug')).toHaveLength(1);
+      expect(lines.filter((l) => l.level === 'debug').map((l) => l.details?.path)).toEqual([`${AUTH}/oauth2/token`, '/cards']);
     } finally {
       if (previous === undefined) delete process.env.OPENBANKING_LOG;
       else process.env.OPENBANKING_LOG = previous;

@@ -7,7 +7,7 @@ import type { Endpoints } from '../core/config.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, checkString, scopeString } from './authorization.js';
 import { createAuthorizationRequest } from './authorization-request.js';
-import { authorizationServer, type GrantContext, requestClientCredentials, requestCodeExchange, requestOptions, requestRefresh, runGrant, toTokenSet, type TokenSet } from './grant.js';
+import { authorizationServer, type GrantContext, requestClientCredentials, requestCodeExchange, requestRefresh, runGrant, toTokenSet, type TokenSet } from './grant.js';
 
 // The bodies of `ob.auth`'s methods: every argument checked before anything is sent, then the
 // grant (grant.ts); and the device-code flow, a request then polling. Loaded with the first of
@@ -244,19 +244,15 @@ export async function requestDeviceAuthorization(
   const url = ctx.authUrl + path;
   const as = authorizationServer(ctx, { device_authorization_endpoint: url });
   const client: oauth.Client = { client_id: ctx.clientId };
-  return runGrant(
-    'device authorization request',
-    async () => {
-      const params = new URLSearchParams({ scope });
-      if (targetConnectionId !== undefined) params.set('target_connection_id', targetConnectionId);
-      // The spec's form has `client_id` and no secret: client authentication "none".
-      const response = await oauth.deviceAuthorizationRequest(as, client, oauth.None(), params, requestOptions(ctx, url, signal));
-      const result = { ...(await oauth.processDeviceAuthorizationResponse(as, client, response)) } as DeviceAuthorization;
-      receivedAt.set(result, ctx.now());
-      return result;
-    },
-    signal,
-  );
+  return runGrant('device authorization request', { ctx, url, signal, observed: false }, async (options) => {
+    const params = new URLSearchParams({ scope });
+    if (targetConnectionId !== undefined) params.set('target_connection_id', targetConnectionId);
+    // The spec's form has `client_id` and no secret: client authentication "none".
+    const response = await oauth.deviceAuthorizationRequest(as, client, oauth.None(), params, options);
+    const result = { ...(await oauth.processDeviceAuthorizationResponse(as, client, response)) } as DeviceAuthorization;
+    receivedAt.set(result, ctx.now());
+    return result;
+  });
 }
 
 /** What {@link pollDeviceAuthorization} needs beyond the grant context. */
@@ -299,15 +295,10 @@ export async function pollDeviceAuthorization(ctx: GrantContext, poll: DevicePol
     if (signal?.aborted) throw new AbortError('device code polling: aborted');
     if (interval * 1000 >= left || (deadline !== undefined && ctx.now() >= deadline)) throw expired();
     try {
-      return await runGrant(
-        'device code grant',
-        async () => {
-          const response = await oauth.deviceCodeGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), poll.deviceCode, requestOptions(ctx, url, signal));
-          return toTokenSet(await oauth.processDeviceCodeResponse(as, client, response), ctx.now());
-        },
-        signal,
-        ctx,
-      );
+      return await runGrant('device code grant', { ctx, url, signal }, async (options) => {
+        const response = await oauth.deviceCodeGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), poll.deviceCode, options);
+        return toTokenSet(await oauth.processDeviceCodeResponse(as, client, response), ctx.now());
+      });
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       if (error.error === 'authorization_pending') continue;

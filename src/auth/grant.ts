@@ -3,7 +3,7 @@ import { OpenBankingError } from '../errors/base.js';
 import { AbortError, ConnectionError, TimeoutError } from '../errors/local.js';
 import { OAuthError } from '../errors/oauth.js';
 import type { EventHub } from '../core/events.js';
-import { type Exchange, send } from '../core/http.js';
+import { type AttemptObserver, type Exchange, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import { redactText, rememberToken } from '../core/redact.js';
 import { redirectMessage, scrubCause } from '../core/response.js';
@@ -118,9 +118,9 @@ export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.A
 }
 
 /** Request options for oauth4webapi: ky as its fetch, and plain HTTP only on loopback. */
-export function requestOptions(ctx: GrantContext, url: string, signal?: AbortSignal): oauth.TokenEndpointRequestOptions {
+function requestOptions(ctx: GrantContext, url: string, signal: AbortSignal | undefined, observe: AttemptObserver | undefined): oauth.TokenEndpointRequestOptions {
   return {
-    [oauth.customFetch]: (input, init) => identityFetch(ctx, String(input), init),
+    [oauth.customFetch]: (input, init) => identityFetch(ctx, String(input), init, observe),
     [oauth.allowInsecureRequests]: isLoopbackHost(new URL(url).hostname),
     ...(signal ? { signal } : {}),
   };
@@ -131,7 +131,7 @@ export function requestOptions(ctx: GrantContext, url: string, signal?: AbortSig
  * rotating refresh token would be spent), the body read whole up to `maxResponseBytes`, a 3xx
  * refused with `OAuthError` (nothing goes to the `Location`).
  */
-async function identityFetch(ctx: GrantContext, url: string, init: RequestInit): Promise<Response> {
+async function identityFetch(ctx: GrantContext, url: string, init: RequestInit, observe: AttemptObserver | undefined): Promise<Response> {
   const ex: Exchange = {
     method: (init.method ?? 'GET') as Exchange['method'],
     path: url,
@@ -141,6 +141,9 @@ async function identityFetch(ctx: GrantContext, url: string, init: RequestInit):
     maxResponseBytes: ctx.maxResponseBytes,
     fetch: ctx.fetch,
     now: ctx.now,
+    // Debug lines for the identity host too (headers redacted; the form, which holds secrets, never logged).
+    logger: ctx.events?.logger,
+    observe,
     refuseRedirect: (response) => new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) }),
   };
   const headers = Object.fromEntries(new Headers(init.headers).entries());
@@ -150,15 +153,29 @@ async function identityFetch(ctx: GrantContext, url: string, init: RequestInit):
   return new Response(empty ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+/** Where a grant goes and how it is watched. */
+export interface GrantRequest {
+  ctx: GrantContext;
+  /** The endpoint's URL. */
+  url: string;
+  signal?: AbortSignal | undefined;
+  /** The scopes asked for, for the `token` event. */
+  scope?: string | undefined;
+  /** A `token` event and a span (false for the device authorization request, which is not a grant). */
+  observed?: boolean;
+}
+
 /**
- * Runs one oauth4webapi grant and maps every failure to an SDK error (see {@link oauthFailure});
- * with `ctx`, and somebody watching the client, it is a `token` event (`scope`: what was asked for).
+ * Runs one oauth4webapi grant with the SDK's request options and maps every failure to an SDK
+ * error (see {@link oauthFailure}); with somebody watching the client, it is a `token` event and
+ * its HTTP request a span of the instrumentations.
  */
-export function runGrant<T>(what: string, step: () => Promise<T>, signal?: AbortSignal, ctx?: GrantContext, scope?: string): Promise<T> {
-  const run = () => runMapped(what, step, signal, oauthFailure);
-  const hub = ctx?.events;
+export function runGrant<T>(what: string, request: GrantRequest, step: (options: oauth.TokenEndpointRequestOptions) => Promise<T>): Promise<T> {
+  const { ctx, url, signal } = request;
+  const run = (observe?: AttemptObserver) => runMapped(what, () => step(requestOptions(ctx, url, signal, observe)), signal, oauthFailure);
+  const hub = request.observed === false ? undefined : ctx.events;
   // The events' code loads with the first grant somebody watches.
-  return hub?.active ? hub.load().then((parts) => parts.observeGrant(hub, what, scope, run)) : run();
+  return hub?.active ? hub.load().then((parts) => parts.observeGrant(hub, what, request.scope, run)) : run();
 }
 
 /** oauth4webapi's errors as SDK errors: OAuth error bodies and challenges to {@link OAuthError}. */
@@ -196,16 +213,10 @@ export async function requestClientCredentials(ctx: GrantContext, tokenPath: str
   const client: oauth.Client = { client_id: ctx.clientId };
   const params = new URLSearchParams();
   if (scope) params.set('scope', scope);
-  return runGrant(
-    'client credentials grant',
-    async () => {
-      const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, requestOptions(ctx, url, signal));
-      return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), ctx.now());
-    },
-    signal,
-    ctx,
-    scope,
-  );
+  return runGrant('client credentials grant', { ctx, url, signal, scope }, async (options) => {
+    const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, options);
+    return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), ctx.now());
+  });
 }
 
 /**
@@ -221,26 +232,13 @@ export async function requestCodeExchange(
   const url = ctx.authUrl + tokenPath;
   const as = authorizationServer(ctx, { token_endpoint: url });
   const client: oauth.Client = { client_id: ctx.clientId };
-  return runGrant(
-    'authorization code grant',
-    async () => {
-      // oauth4webapi takes the validated callback parameters; the backend only received the code
-      // (the browser already checked the state), so the parameters are rebuilt from it.
-      const callback = oauth.validateAuthResponse(as, client, new URLSearchParams({ code: params.code }), oauth.skipStateCheck);
-      const response = await oauth.authorizationCodeGrantRequest(
-        as,
-        client,
-        oauth.ClientSecretPost(ctx.clientSecret),
-        callback,
-        params.redirectUri,
-        params.codeVerifier,
-        requestOptions(ctx, url, signal),
-      );
-      return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), ctx.now());
-    },
-    signal,
-    ctx,
-  );
+  return runGrant('authorization code grant', { ctx, url, signal }, async (options) => {
+    // oauth4webapi takes the validated callback parameters; the backend only received the code
+    // (the browser already checked the state), so the parameters are rebuilt from it.
+    const callback = oauth.validateAuthResponse(as, client, new URLSearchParams({ code: params.code }), oauth.skipStateCheck);
+    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), callback, params.redirectUri, params.codeVerifier, options);
+    return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), ctx.now());
+  });
 }
 
 /**
@@ -252,15 +250,10 @@ export async function requestRefresh(ctx: GrantContext, tokenPath: string, refre
   const url = ctx.authUrl + tokenPath;
   const as = authorizationServer(ctx, { token_endpoint: url });
   const client: oauth.Client = { client_id: ctx.clientId };
-  return runGrant(
-    'refresh token grant',
-    async () => {
-      const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), refreshToken, requestOptions(ctx, url, signal));
-      const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response), ctx.now());
-      set.refresh_token ??= refreshToken;
-      return set;
-    },
-    signal,
-    ctx,
-  );
+  return runGrant('refresh token grant', { ctx, url, signal }, async (options) => {
+    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), refreshToken, options);
+    const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response), ctx.now());
+    set.refresh_token ??= refreshToken;
+    return set;
+  });
 }

@@ -186,14 +186,24 @@ export class CallObservation implements AttemptObserver {
  * event (`scopes`: those asked for, else those granted, else `[]`). `what` is how the grant module
  * names the grant (`'refresh token grant'` → `refresh_token`).
  */
-export function observeGrant<T>(hub: Hub, what: string, scope: string | undefined, run: () => Promise<T>): Promise<T> {
+export function observeGrant<T>(hub: Hub, what: string, scope: string | undefined, run: (observe: AttemptObserver | undefined) => Promise<T>): Promise<T> {
   const grant = what.replace(/ grant$/, '').replace(/ /g, '_') as TokenGrant;
   const asked = scope?.split(' ').filter(Boolean) ?? [];
   const began = elapsed();
   const traces: GrantTrace[] = tracesOf(hub, (tap) => tap.grant(grant));
   const token = (ok: boolean, scopes: string[], error?: Error) => emit(hub, traces, 'token', { grant, scopes, durationMs: elapsed() - began, ok, ...(error ? { error } : {}) });
+  // The grant's HTTP request, for the instrumentations (listeners get the `token` event only).
+  const observe: AttemptObserver | undefined =
+    traces.length === 0
+      ? undefined
+      : {
+          request: (request) => traces.forEach((trace) => safely(hub, 'token', () => trace.request?.(request.method, request.url))),
+          response: (response) => traces.forEach((trace) => safely(hub, 'token', () => trace.response?.(response.status))),
+          retryAfter: () => undefined,
+          rateLimitWait: () => undefined,
+        };
   return within(traces, () =>
-    run().then(
+    run(observe).then(
       (result) => {
         const granted = (result as { scope?: unknown } | undefined)?.scope;
         token(true, asked.length > 0 ? asked : typeof granted === 'string' ? granted.split(' ').filter(Boolean) : []);

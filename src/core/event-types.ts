@@ -174,6 +174,10 @@ export interface CallTrace {
 export interface GrantTrace {
   /** Runs the grant request (e.g. inside its span's context). */
   run<T>(fn: () => Promise<T>): Promise<T>;
+  /** An HTTP request to the identity host is about to be sent (optional: older copies lack it). */
+  request?(method: string, url: string): void;
+  /** That request's answer, any status. */
+  response?(status: number): void;
   /** The request is over. */
   token(event: TokenEvent): void;
 }

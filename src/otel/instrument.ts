@@ -96,11 +96,24 @@ class OtelTap implements CallTap {
       { kind: SpanKind.INTERNAL, attributes: { 'openbanking.grant': grant, 'http.request.method': 'POST', 'server.address': this.identity.address } },
       parent,
     );
+    const within = trace.setSpan(parent, span);
+    let request: RequestSpan | undefined;
     return {
-      run: (fn) => context.with(trace.setSpan(parent, span), fn),
+      run: (fn) => context.with(within, fn),
+      request: (method, url) => {
+        request?.end(undefined);
+        const template = templateOf(url);
+        const measured: Attributes = { 'http.request.method': method, 'url.template': template, 'server.address': this.identity.address, 'server.port': this.identity.port };
+        request = new RequestSpan(this, `${method} ${template}`, measured, { 'url.full': url }, within);
+      },
+      response: (status) => {
+        request?.answered(status);
+        if (status < 300 || status >= 400) request = request?.end(status >= 400 ? String(status) : undefined);
+      },
       token: (event) => {
+        const type = event.error?.name ?? 'Error';
+        request = request?.end(event.ok ? undefined : type);
         if (!event.ok) {
-          const type = event.error?.name ?? 'Error';
           span.setAttribute('error.type', type);
           span.setStatus({ code: SpanStatusCode.ERROR, message: type });
         }
@@ -111,6 +124,47 @@ class OtelTap implements CallTap {
   }
 }
 
+/** The path of an identity-host URL: a fixed endpoint, so its own template. */
+function templateOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '/{path}';
+  }
+}
+
+/** One HTTP request (an API attempt or a request to the identity host): a CLIENT span and a duration point. */
+class RequestSpan {
+  readonly span: Span;
+  readonly #tap: OtelTap;
+  readonly #began = clock();
+  /** What the duration point carries: the span's attributes without `url.full` and the resend count. */
+  readonly #measured: Attributes;
+
+  constructor(tap: OtelTap, name: string, measured: Attributes, extra: Attributes, parent: Context) {
+    this.#tap = tap;
+    this.#measured = measured;
+    this.span = tap.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes: { ...measured, ...extra } }, parent);
+  }
+
+  answered(status: number): void {
+    this.span.setAttribute('http.response.status_code', status);
+    this.#measured['http.response.status_code'] = status;
+  }
+
+  /** Ends the span; `errorType` marks it failed. Returns `undefined`, for the holder to forget it. */
+  end(errorType: string | undefined): undefined {
+    if (errorType !== undefined) {
+      this.span.setAttribute('error.type', errorType);
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
+      this.#measured['error.type'] = errorType;
+    }
+    this.span.end();
+    this.#tap.instruments.attempt.record((clock() - this.#began) / 1000, this.#measured);
+    return undefined;
+  }
+}
+
 /** The spans and measurements of one logical call. */
 class CallSpans implements CallTrace {
   readonly #tap: OtelTap;
@@ -118,9 +172,7 @@ class CallSpans implements CallTrace {
   readonly #context: Context;
   readonly #began = clock();
   readonly #base: Attributes;
-  #attempt: Span | undefined;
-  #attemptBegan = 0;
-  #attemptAttributes: Attributes = {};
+  #attempt: RequestSpan | undefined;
 
   constructor(tap: OtelTap, start: CallStartEvent, parent: Context, extra: Readonly<Record<string, string>> = {}) {
     this.#tap = tap;
@@ -138,34 +190,30 @@ class CallSpans implements CallTrace {
   }
 
   request(event: RequestEvent, headers: Headers): void {
-    this.#endAttempt(undefined); // every attempt ends before the next starts; this only guards against a missed end
+    this.#attempt = this.#attempt?.end(undefined); // every attempt ends before the next starts; this only guards against a missed end
     const measured: Attributes = { ...this.#base, 'server.port': this.#tap.api.port };
     // A path no typed operation names may hold a customer's values: its url.full shows the template too.
-    const attributes: Attributes = { ...measured, 'url.full': event.urlTemplate === '/{path}' ? `${this.#tap.baseUrl}/{path}` : event.url };
-    if (event.attempt > 1) attributes['http.request.resend_count'] = event.attempt - 1;
-    const span = this.#tap.tracer.startSpan(`${event.method} ${event.urlTemplate}`, { kind: SpanKind.CLIENT, attributes }, this.#context);
-    this.#attempt = span;
-    this.#attemptBegan = clock();
-    this.#attemptAttributes = measured;
+    const extra: Attributes = { 'url.full': event.urlTemplate === '/{path}' ? `${this.#tap.baseUrl}/{path}` : event.url };
+    if (event.attempt > 1) extra['http.request.resend_count'] = event.attempt - 1;
+    this.#attempt = new RequestSpan(this.#tap, `${event.method} ${event.urlTemplate}`, measured, extra, this.#context);
     if (this.#tap.propagate) {
-      const sc = span.spanContext();
+      const sc = this.#attempt.span.spanContext();
       if (trace.isSpanContextValid(sc)) headers.set('traceparent', `00-${sc.traceId}-${sc.spanId}-${(sc.traceFlags & 0xff).toString(16).padStart(2, '0')}`);
     }
   }
 
   response(event: ResponseEvent): void {
-    const span = this.#attempt;
-    if (span === undefined) return;
-    span.setAttribute('http.response.status_code', event.status);
-    this.#attemptAttributes['http.response.status_code'] = event.status;
+    const attempt = this.#attempt;
+    if (attempt === undefined) return;
+    attempt.answered(event.status);
     // A redirect is refused: that attempt fails with the call's error, whose class the call's end gives.
-    if (event.status >= 200 && event.status < 300) this.#endAttempt(undefined);
-    else if (event.status >= 400) this.#endAttempt(String(event.status)); // a 4xx/5xx: the status as a string
+    if (event.status >= 200 && event.status < 300) this.#attempt = attempt.end(undefined);
+    else if (event.status >= 400) this.#attempt = attempt.end(String(event.status)); // a 4xx/5xx: the status as a string
   }
 
   retry(event: RetryEvent): void {
     const reason = NO_ANSWER[event.reason];
-    if (reason !== undefined) this.#endAttempt(reason);
+    if (reason !== undefined) this.#attempt = this.#attempt?.end(reason);
     // A 429's Retry-After wait is a retry (its `delayMs`), never a rate_limit.wait: that is the limiter's.
     this.#tap.instruments.retries.add(1, { 'openbanking.operation': event.operation, 'openbanking.retry.reason': event.reason });
   }
@@ -176,7 +224,7 @@ class CallSpans implements CallTrace {
 
   callEnd(event: CallEndEvent): void {
     const type = event.error?.name ?? 'Error';
-    this.#endAttempt(event.ok ? undefined : type);
+    this.#attempt = this.#attempt?.end(event.ok ? undefined : type);
     if (!event.ok) {
       this.#span.setAttribute('error.type', type);
       this.#span.setStatus({ code: SpanStatusCode.ERROR, message: type });
@@ -188,20 +236,5 @@ class CallSpans implements CallTrace {
   #waited(operation: string, ms: number): void {
     this.#span.addEvent('rate_limit.wait', { 'openbanking.rate_limit.wait_ms': ms });
     this.#tap.instruments.rateLimitWait.record(ms / 1000, { 'openbanking.operation': operation });
-  }
-
-  /** Ends the open attempt span, if any; `errorType` marks it failed. */
-  #endAttempt(errorType: string | undefined): void {
-    const span = this.#attempt;
-    if (span === undefined) return;
-    this.#attempt = undefined;
-    const attributes = this.#attemptAttributes;
-    if (errorType !== undefined) {
-      span.setAttribute('error.type', errorType);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
-      attributes['error.type'] = errorType;
-    }
-    span.end();
-    this.#tap.instruments.attempt.record((clock() - this.#attemptBegan) / 1000, attributes);
   }
 }

@@ -75,12 +75,51 @@ describe('instrument(ob): spans and metrics with the OpenTelemetry SDK, against 
         [201, undefined, 1],
       ]),
     );
-    expect(perAttempt[0]!.attributes).toMatchObject({ 'http.request.method': 'POST', 'url.template': '/cards', 'server.address': '127.0.0.1', 'server.port': Number(new URL(server.baseUrl).port) });
-    expect(perAttempt[0]!.attributes['url.full']).toBeUndefined(); // a URL is no metric attribute
+    const cardsPoint = perAttempt.find((p) => p.attributes['url.template'] === '/cards');
+    expect(cardsPoint!.attributes).toMatchObject({ 'http.request.method': 'POST', 'server.address': '127.0.0.1', 'server.port': Number(new URL(server.baseUrl).port) });
+    expect(cardsPoint!.attributes['url.full']).toBeUndefined(); // a URL is no metric attribute
     const perCall = await t.points('openbanking.client.call.duration');
     expect(perCall.map((p) => [p.attributes, (p.value as { count: number }).count])).toEqual([[{ 'openbanking.operation': 'cards.create', 'openbanking.outcome': 'ok' }, 1]]);
     const tokens = await t.points('openbanking.client.token.requests');
     expect(tokens.map((p) => [p.attributes, p.value])).toEqual([[{ 'openbanking.grant': 'client_credentials', 'openbanking.outcome': 'ok' }, 1]]);
+  });
+
+  it('each request to the identity host is a CLIENT child of its oauth2 span, with a duration point', async () => {
+    const { ob } = instrumented();
+    await ob.cards.create(validCard());
+    const token = t.one('oauth2 client_credentials');
+    const [post, ...more] = t.childrenOf(token);
+    expect(more).toEqual([]);
+    const port = Number(new URL(server.authUrl).port);
+    expect(post!.name).toBe('POST /oauth2/token');
+    expect(post!.kind).toBe(SpanKind.CLIENT);
+    expect(post!.attributes).toEqual({
+      'http.request.method': 'POST',
+      'url.full': `${server.authUrl}/oauth2/token`,
+      'url.template': '/oauth2/token',
+      'server.address': '127.0.0.1',
+      'server.port': port,
+      'http.response.status_code': 200,
+    });
+    expect(post!.status.code).toBe(SpanStatusCode.UNSET);
+    const points = await t.points('http.client.request.duration');
+    const grantPoints = points.filter((p) => p.attributes['url.template'] === '/oauth2/token');
+    expect(grantPoints.map((p) => [p.attributes, (p.value as { count: number }).count])).toEqual([
+      [{ 'http.request.method': 'POST', 'url.template': '/oauth2/token', 'server.address': '127.0.0.1', 'server.port': port, 'http.response.status_code': 200 }, 1],
+    ]);
+  });
+
+  it('a refused grant: its request span and point carry the status as error.type, the oauth2 span the error class', async () => {
+    const { ob } = instrumented({ clientSecret: 'not-the-secret' });
+    await expect(ob.auth.clientCredentials(['cards.list'])).rejects.toMatchObject({ name: 'OAuthError' });
+    const token = t.one('oauth2 client_credentials');
+    expect(token.attributes['error.type']).toBe('OAuthError');
+    const [post] = t.childrenOf(token);
+    expect(post!.attributes).toMatchObject({ 'http.response.status_code': 401, 'error.type': '401' });
+    expect(post!.status.code).toBe(SpanStatusCode.ERROR);
+    const points = await t.points('http.client.request.duration');
+    expect(points.map((p) => [p.attributes['url.template'], p.attributes['http.response.status_code'], p.attributes['error.type']])).toEqual([['/oauth2/token', 401, '401']]);
+    expect(JSON.stringify(t.finished().map((s) => [s.name, s.attributes, s.events]))).not.toContain('not-the-secret');
   });
 
   it("a 429 with Retry-After: the wait is a retry (its delayMs), never the limiter's rate_limit.wait", async () => {
@@ -159,7 +198,8 @@ describe('instrument(ob): spans and metrics with the OpenTelemetry SDK, against 
     expect(attempt!.attributes).toMatchObject({ 'http.response.status_code': 302, 'error.type': 'ApiError' });
     expect(attempt!.status.code).toBe(SpanStatusCode.ERROR);
     const perAttempt = await t.points('http.client.request.duration');
-    expect(perAttempt.map((p) => [p.attributes['http.response.status_code'], p.attributes['error.type']])).toEqual([[302, 'ApiError']]);
+    const onCards = perAttempt.filter((p) => p.attributes['url.template'] === '/cards');
+    expect(onCards.map((p) => [p.attributes['http.response.status_code'], p.attributes['error.type']])).toEqual([[302, 'ApiError']]);
   });
 
   it('a call refused before sending: an ERROR call span with the error class and no attempt', async () => {
