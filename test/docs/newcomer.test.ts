@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+// What a newcomer meets first: README's top, its scripts table and policies, and a CHANGELOG that
+// agrees with the version `npm pack` ships.
+
+const readme = readFileSync('README.md', 'utf8');
+const changelog = readFileSync('CHANGELOG.md', 'utf8');
+const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; scripts: Record<string, string> };
+
+describe('README for a newcomer', () => {
+  it('opens with a Try it box: the user’s npm install beside the clone’s two commands, before anything else', () => {
+    const sections = readme.split(/^## /m).map((s) => s.split('\n')[0]);
+    expect(sections[1]).toBe('Try it');
+    const box = readme.split(/^## /m)[1]!;
+    expect(box).toContain('npm install openbanking-ng');
+    expect(box).toContain('npm ci && npm start');
+    expect(box).toContain('npm test');
+  });
+
+  it('lists the faster test subset and the build in its scripts table, each a real script', () => {
+    const table = readme.slice(readme.indexOf('## Working on the package'));
+    for (const script of ['test:quick', 'build', 'docs:run', 'test:runtimes', 'test:browser']) {
+      expect(table).toContain(`npm run ${script}`);
+      expect(pkg.scripts[script], script).toBeTypeOf('string');
+    }
+  });
+
+  it('states which Node lines are supported and what happens at their end of life, matching engines', () => {
+    const policy = readme.slice(readme.indexOf('**Node support policy.**')).split('\n\n')[0]!;
+    expect(policy).toMatch(/Node 24/);
+    expect(policy).toMatch(/Node 22/);
+    expect(policy).toMatch(/20\.19/);
+    expect(policy).toMatch(/end of\s+life/);
+    const engines = (JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(engines).toBe('>=20.19.0');
+  });
+
+  it('links the going-live checklist (docs/security.md)', () => {
+    expect(readme).toContain('](docs/security.md)');
+  });
+
+  it('no doc comment points to a file the package does not ship (OPERATIONS.md rendered as http://OPERATIONS.md)', () => {
+    const files = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(10);
+    expect(files.filter((f) => readFileSync(`src/${f}`, 'utf8').includes('OPERATIONS.md'))).toEqual([]);
+  });
+});
+
+describe('CHANGELOG and the package version', () => {
+  const releases = [...changelog.matchAll(/^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$/gm)].map((m) => ({ name: m[1]!, date: m[2] }));
+
+  it('starts with Unreleased, then the version package.json ships, dated', () => {
+    expect(releases[0]!.name).toBe('Unreleased');
+    expect(releases[1]).toEqual({ name: pkg.version, date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+  });
+
+  it('gives every release a date and each of its kinds of change once (Keep a Changelog)', () => {
+    for (const release of releases.slice(1)) expect(release.date, release.name).toBeDefined();
+    const bodies = changelog.split(/^## /m).slice(1);
+    for (const body of bodies) {
+      const kinds = [...body.matchAll(/^### (.+)$/gm)].map((m) => m[1]!);
+      expect(new Set(kinds).size, body.split('\n')[0]).toBe(kinds.length);
+      for (const kind of kinds) expect(['Added', 'Changed', 'Deprecated', 'Removed', 'Fixed', 'Security']).toContain(kind);
+    }
+  });
+});
