@@ -82,6 +82,11 @@ export interface ClientOptions {
   maxRetries?: number;
   /** Longest `Retry-After` the SDK waits for (ms); longer ones fail at once. Default 60 000. */
   maxRetryDelay?: number;
+  /**
+   * Longest wait before a retry (ms), the backoff and a `Retry-After` alike. Default: no cap beyond
+   * the backoff's 8 s and `maxRetryDelay`. `0` retries at once: for tests (or use fake timers).
+   */
+  retryDelay?: number;
   /** Per-attempt timeout (ms; a fraction is rounded up to the next whole millisecond). Default 30 000. */
   timeout?: number;
   /**
@@ -111,9 +116,12 @@ export interface ClientOptions {
   decryptResponses?: boolean;
   /** Allow a client secret in a browser. Only for trusted, internal tools. */
   dangerouslyAllowBrowser?: boolean;
-  /** Waits between attempts; replace it in tests so they never wait. Default: a timer. */
+  /**
+   * The SDK's own waits: the rate limiter, device-code polling and `waitForCompletion` (retry waits
+   * are ky's timer: see `retryDelay`). Replace it in tests so they never wait. Default: a timer.
+   */
   sleep?: Sleep;
-  /** Clock in milliseconds: token expiry, the device-code deadline, the rate limiter and a `Retry-After` given as an HTTP date follow it. Replace it in tests to share a fake clock with the local sandbox. Default `Date.now`. */
+  /** Clock in milliseconds: token expiry, the device-code deadline and the rate limiter follow it (a `Retry-After` date is read against the system clock, as ky waits it). Replace it in tests to share a fake clock with the local sandbox. Default `Date.now`. */
   now?: () => number;
 }
 
@@ -134,7 +142,7 @@ export interface ResolvedOptions extends PipelineConfig {
 
 const KNOWN_OPTIONS = new Set<string>([
   'clientId', 'clientSecret', 'environment', 'baseUrl', 'authUrl', 'endpoints', 'connectionId', 'participantId',
-  'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'timeout', 'fetch', 'tokenStore',
+  'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'retryDelay', 'timeout', 'fetch', 'tokenStore',
   'logger', 'logLevel', 'rateLimit', 'decryptResponses', 'dangerouslyAllowBrowser', 'sleep', 'now', 'operationScopes',
   'maxResponseBytes', 'fleet', 'headerNames', 'previousClientSecrets',
 ]);
@@ -210,6 +218,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
 
   const maxRetries = checkNumber(issues, 'maxRetries', input.maxRetries, 2, { min: 0, integer: true });
   const maxRetryDelay = checkNumber(issues, 'maxRetryDelay', input.maxRetryDelay, 60_000, { min: 0 });
+  const retryDelay = input.retryDelay === undefined ? undefined : checkNumber(issues, 'retryDelay', input.retryDelay, 0, { min: 0 });
   const timeout = checkTimeout(issues, 'timeout', input.timeout, 30_000);
   const maxResponseBytes = checkNumber(issues, 'maxResponseBytes', input.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, { min: 1, integer: true });
   for (const name of ['fetch', 'sleep', 'now'] as const) {
@@ -284,6 +293,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     signatureEncoding,
     maxRetries,
     maxRetryDelay,
+    retryDelay,
     timeout,
     maxResponseBytes,
     fetch: input.fetch,

@@ -50,7 +50,7 @@ export async function sendApiCall(o: PipelineConfig, call: PreparedCall): Promis
     maxRetryDelay: o.maxRetryDelay,
     fetch: o.fetch,
     now: o.now,
-    sleep: o.sleep,
+    retryDelay: o.retryDelay,
     logger: o.logger,
     limiter: call.limiter,
     bearer: call.bearer,
@@ -78,7 +78,7 @@ function apiFailure(failure: unknown, ex: Exchange): unknown {
   if (isHTTPError(failure)) {
     const { response } = failure;
     const text = ex.text ?? '';
-    const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, now: ex.now(), secretFields: ex.secrets?.fields, secretValues: ex.secrets?.values });
+    const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey, secretFields: ex.secrets?.fields, secretValues: ex.secrets?.values });
     if (ex.freshRefused && ex.bearer) {
       const wait = Math.round(renewalBackoff(ex.bearer, ex.now).wait / 1000);
       error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;

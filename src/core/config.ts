@@ -105,6 +105,8 @@ export interface PipelineConfig {
   signatureEncoding: SignatureEncoding;
   maxRetries: number;
   maxRetryDelay: number;
+  /** The longest wait before a retry (ms), when capped. */
+  retryDelay: number | undefined;
   timeout: number;
   /** Largest response body read (bytes). */
   maxResponseBytes: number;

@@ -5,7 +5,7 @@ import type { LeveledLogger } from './logger.js';
 import { type CallSecrets, redactHeaders, redactText } from './redact.js';
 import { RenewalBackoff } from './renewal-backoff.js';
 import { isRedirect, scrubCause } from './response.js';
-import { backoffDelay, parseRetryAfterMs, RETRY_STATUSES, type Sleep } from './retry-timing.js';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, parseRetryAfterMs, RETRY_STATUSES } from './retry-timing.js';
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -60,9 +60,10 @@ export interface Exchange {
   maxResponseBytes: number;
   /** A `Retry-After` above this (ms) is not waited for. */
   maxRetryDelay?: number;
+  /** The longest wait before a retry (ms), backoff and `Retry-After` alike (the client's `retryDelay`). */
+  retryDelay?: number | undefined;
   fetch?: typeof fetch | undefined;
   now: () => number;
-  sleep?: Sleep;
   logger?: LeveledLogger | undefined;
   limiter?: CallLimiter | undefined;
   bearer?: BearerSource | undefined;
@@ -78,8 +79,6 @@ export interface Exchange {
   /** A token obtained by a renewal was refused too (or renewals are backing off). */
   freshRefused?: boolean;
   attempt?: number;
-  /** Retries other than renewals, so far. */
-  retries?: number;
   started?: number;
   /** The last answer's body, as read. */
   text?: string;
@@ -87,6 +86,10 @@ export interface Exchange {
   answer?: Response;
   /** A failure of the SDK's own steps (the token source, the limiter): it ends the call, never retried. */
   stop?: unknown;
+  /** The last attempt's failure, as ky retries it. */
+  failure?: unknown;
+  /** The last attempt's request, for its failure's log line. */
+  lastRequest?: Request;
   /** The call's events, when somebody watches (`ob.on`, an instrumentation, the diagnostics channel). */
   observe?: AttemptObserver | undefined;
 }
@@ -125,6 +128,7 @@ const startAttempt: BeforeRequestHook = (request, options) => {
   const ex = exchangeOf(options);
   ex.attempt = (ex.attempt ?? 0) + 1;
   ex.started = ex.now();
+  ex.lastRequest = request;
   ex.observe?.request(request, ex.attempt);
 };
 
@@ -175,75 +179,87 @@ const renewOn401: AfterResponseHook = async (_request, options, response) => {
   if (fresh === undefined) return;
   ex.token = fresh;
   logRetry(ex, 401, 0);
-  return ky.retry();
+  return ky.retry({ delay: 0 });
 };
 
-/** beforeRetry: the wait before the next attempt, through the client's `sleep` (0 after a renewal). */
-const waitBeforeRetry: BeforeRetryHook = async ({ request, options, error }) => {
-  const ex = exchangeOf(options);
-  if (isForceRetryError(error)) return ex.observe?.retryAfter(error, 0); // a renewed token: the `retry` event only
-  if (!isHTTPError(error)) logAttempt(ex, request, (error as Error | undefined)?.name ?? 'error');
-  const retryAfter = isHTTPError(error) ? parseRetryAfterMs(error.response.headers.get('retry-after'), ex.now()) : undefined;
-  const delay = retryAfter ?? backoffDelay(ex.retries ?? 0);
-  ex.retries = (ex.retries ?? 0) + 1;
-  logRetry(ex, isHTTPError(error) ? error.response.status : ((error as Error | undefined)?.name ?? 'error'), delay);
-  ex.observe?.retryAfter(error, delay);
-  try {
-    await (ex.sleep ?? noSleep)(delay, ex.signal);
-  } catch (reason) {
-    throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey: ex.idempotencyKey, cause: scrubCause(reason) });
-  }
-  if (ex.signal?.aborted) throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey: ex.idempotencyKey });
+/** beforeRetry: a renewed token's retry, sent at once, is told as a `retry` event here (ky's own waits are told before them). */
+const renewedRetry: BeforeRetryHook = ({ options, error }) => {
+  if (isForceRetryError(error)) exchangeOf(options).observe?.retryAfter(error, 0);
 };
 
-const noSleep: Sleep = async () => undefined;
+/** DESIGN's backoff before retry `n` (1 = the first): 500 ms × 2^(n-1), capped at 8 s before jitter. */
+const backoff = (n: number): number => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (n - 1));
+
+/** ky's `retry.jitter` for `ex`: up to 25 % off the backoff; the wait ky will do is told before it waits. */
+function jitterFor(ex: Exchange, limit: number): (delay: number) => number {
+  return (delay) => {
+    const wait = Math.min(limit, Math.round(delay * (1 - JITTER * Math.random())));
+    retrying(ex, wait);
+    return wait;
+  };
+}
 
 /**
- * ky's retry decision, with what only the SDK knows: its own errors (a refused redirect, the rate
- * limiter's refusal, a body too large) and the caller's abort end the call; a `Retry-After` above
- * `maxRetryDelay` is not waited for; a renewal does not count against `maxRetries`. Everything
- * else is ky's (`statusCodes`, `retryOnTimeout`, network failures).
+ * ky's retry decision, with what only the SDK knows: its own errors and the caller's abort end the
+ * call; a renewal does not count against `maxRetries`; a `Retry-After` above `maxRetryDelay` is not
+ * waited for; only a well-formed `Retry-After` is honoured (ky would read `+5`, `soon` or a
+ * `RateLimit-Reset` too), else the backoff applies.
  */
 function shouldRetry(ex: Exchange, error: Error, retryCount: number): boolean | undefined {
   if (retryCount - (ex.renewals ?? 0) > ex.maxRetries) return false;
   if (ex.signal?.aborted || error instanceof OpenBankingError || error === ex.stop) return false;
-  if (isHTTPError(error)) {
-    const retryAfter = parseRetryAfterMs(error.response.headers.get('retry-after'), ex.now());
-    if (retryAfter !== undefined && ex.maxRetryDelay !== undefined && retryAfter > ex.maxRetryDelay && RETRY_STATUSES.includes(error.response.status)) {
-      ex.logger?.warn(`openbanking-ng ${ex.method} ${ex.path} → ${error.response.status}: Retry-After ${retryAfter} ms exceeds maxRetryDelay ${ex.maxRetryDelay} ms; not retrying`, { idempotencyKey: ex.idempotencyKey, retryAfter });
-      return false;
-    }
+  ex.failure = error;
+  if (!isHTTPError(error)) return undefined;
+  const status = error.response.status;
+  if (!RETRY_STATUSES.includes(status)) return false;
+  const retryAfter = parseRetryAfterMs(error.response.headers.get('retry-after'));
+  if (retryAfter === undefined) return true;
+  if (ex.maxRetryDelay !== undefined && retryAfter > ex.maxRetryDelay) {
+    ex.logger?.warn(`openbanking-ng ${ex.method} ${ex.path} → ${status}: Retry-After ${retryAfter} ms exceeds maxRetryDelay ${ex.maxRetryDelay} ms; not retrying`, { idempotencyKey: ex.idempotencyKey, retryAfter });
+    return false;
   }
+  retrying(ex, Math.min(retryAfter, ex.retryDelay ?? Infinity));
   return undefined;
+}
+
+/** A retry is decided and ky waits `delay` ms: the failed attempt's log line, the retry's, its event. */
+function retrying(ex: Exchange, delay: number): void {
+  const error = ex.failure;
+  const status = isHTTPError(error) ? error.response.status : undefined;
+  if (status === undefined && ex.lastRequest) logAttempt(ex, ex.lastRequest, (error as Error | undefined)?.name ?? 'error');
+  logRetry(ex, status ?? (error as Error | undefined)?.name ?? 'error', delay);
+  ex.observe?.retryAfter(error, delay);
 }
 
 /**
  * The one configured ky instance every request of the SDK goes through (API calls, token
- * endpoints, registration, device polling). Its retry options say DESIGN's "what is retried" row;
- * the waits go through the caller's `sleep` (see `waitBeforeRetry`), so ky itself waits 0.
+ * endpoints, registration, device polling). Its retry options say DESIGN's "what is retried" row
+ * and its backoff; ky waits (a `Retry-After` on any retried status, else the backoff).
  */
 export const http = ky.create({
   redirect: 'manual',
   retry: {
     methods: ['get', 'post', 'put', 'patch', 'delete'],
     statusCodes: RETRY_STATUSES,
-    afterStatusCodes: [],
+    afterStatusCodes: RETRY_STATUSES,
     retryOnTimeout: true,
-    delay: () => 0,
+    delay: backoff,
+    backoffLimit: BACKOFF_CAP_MS,
   },
   hooks: {
     beforeRequest: [bearer, waitForBudget, startAttempt],
     afterResponse: [renewOn401],
-    beforeRetry: [waitBeforeRetry],
+    beforeRetry: [renewedRetry],
   },
 });
 
 /**
  * Sends one request through {@link http} with `ex`'s settings. Resolves to the final answer (the
  * `Response` fetch gave, its body already read) and that body; rejects with what ky threw (an `HTTPError` for a non-2xx when `throwHttpErrors`, a ky
- * `TimeoutError`, a network failure, or an SDK error from a hook).
+ * `TimeoutError`, a network failure, a wait aborted by the caller's signal, or an SDK error from a hook).
  */
 export async function send(url: string, ex: Exchange, init: { headers: Record<string, string>; body?: BodyInit | undefined; throwHttpErrors?: boolean }): Promise<{ response: Response; text: string }> {
+  const cap = ex.retryDelay ?? Infinity;
   const response = await http(url, {
     method: ex.method,
     headers: init.headers,
@@ -253,7 +269,13 @@ export async function send(url: string, ex: Exchange, init: { headers: Record<st
     throwHttpErrors: init.throwHttpErrors ?? true,
     fetch: (input, options) => fetchAndRead(ex, input as Request, options),
     context: { exchange: ex },
-    retry: { limit: ex.maxRetries + (ex.bearer ? 1 : 0), shouldRetry: ({ error, retryCount }) => shouldRetry(ex, error, retryCount) },
+    retry: {
+      limit: ex.maxRetries + (ex.bearer ? 1 : 0),
+      backoffLimit: Math.min(BACKOFF_CAP_MS, cap),
+      maxRetryAfter: Math.min(ex.maxRetryDelay ?? Infinity, cap),
+      jitter: jitterFor(ex, Math.min(BACKOFF_CAP_MS, cap)),
+      shouldRetry: ({ error, retryCount }) => shouldRetry(ex, error, retryCount),
+    },
   });
   // ky passed on a copy without the body; the caller gets fetch's own Response (url, type, …).
   return { response: ex.answer ?? response, text: ex.text ?? '' };

@@ -5,7 +5,7 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * The real timer-based sleep. Tests pass their own through the client's `sleep` option. Waits
+ * The real timer-based sleep of the SDK's own waits (the rate limiter, polling); tests pass their own through the client's `sleep` option. Waits
  * longer than a timer can hold (a rate limiter with `maxWait: Infinity` and a tiny rate) are
  * waited in steps instead of firing at once.
  */
@@ -40,26 +40,17 @@ export const BACKOFF_CAP_MS = 8_000;
 export const JITTER = 0.25;
 
 /**
- * Exponential backoff for retry number `n` (0 before the first retry): 500 ms × 2^n, capped at
- * 8 s, minus up to 25 % jitter. `random` is `Math.random` unless a test fixes it.
- */
-export function backoffDelay(n: number, random: () => number = Math.random): number {
-  const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n);
-  return Math.round(base * (1 - JITTER * random()));
-}
-
-/**
  * The day name every HTTP-date form starts with (RFC 9110 §5.6.7: IMF-fixdate, RFC 850, asctime).
  * `Date.parse` alone reads almost anything as a date (`-3`, `.5`, `+5` are days of 2001), which
  * would turn a garbled header into "retry at once".
  */
 const HTTP_DATE_START = /^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s/i;
 
-/** `Retry-After` (delay-seconds or HTTP date) in milliseconds, or undefined when absent or neither. */
+/** `Retry-After` (delay-seconds, or an HTTP date against the system clock, as ky reads it) in milliseconds, or undefined when absent or neither. */
 export function parseRetryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
   if (!HTTP_DATE_START.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
