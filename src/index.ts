@@ -39,7 +39,7 @@ export {
   type GrantOptions,
   type PollDeviceTokenOptions,
 } from './auth/auth.js';
-export { createAuthorizationRequest } from './auth/auth.js';
+export { createAuthorizationRequest } from './auth/authorization-request.js';
 export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/authorization.js';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization.js';
 export { CustomerSession, type CustomerConsent, type CustomerSessionOptions } from './auth/customer-session.js';
@@ -65,7 +65,7 @@ export {
   type CustomProperty,
   type ListedCard,
 } from './resources/cards.js';
-export { CARD_MODES, CARD_STATUSES, CARD_TYPES, type CardMode, type CardStatus, type CardType } from './schemas/card-values.js';
+export { CARD_MODES, CARD_STATUSES, CARD_TYPES, type CardMode, type CardStatus, type CardType } from './schemas/cards.js';
 export { Customers, type Customer } from './resources/customers.js';
 export {
   AccountBalancesResource,
@@ -96,7 +96,7 @@ export {
   type Transfer,
   type TransferStatus,
 } from './resources/transfers.js';
-export { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './resources/transfer-status.js';
+export { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './resources/transfers.js';
 export {
   BillerCategories,
   Billers,

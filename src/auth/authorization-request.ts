@@ -14,8 +14,7 @@ import {
   scopeString,
 } from './authorization.js';
 
-// The authorize URL with PKCE through oauth4webapi. The `openbanking-ng/pkce` entry imports this
-// module directly; the main entry's `createAuthorizationRequest` (auth/auth.ts) loads it with its first call.
+// The authorize URL with PKCE through oauth4webapi: the main entry's and `openbanking-ng/pkce`'s.
 
 /**
  * Builds the authorization request of the authorization-code flow with PKCE (S256): a random

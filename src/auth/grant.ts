@@ -7,6 +7,7 @@ import { type AttemptObserver, type Exchange, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/loopback.js';
 import { redactText, rememberToken } from '../core/redact.js';
 import { redirectMessage, scrubCause } from '../core/response.js';
+import { observeGrant } from '../core/call-observation.js';
 
 // The grants at the identity host's token endpoints (client credentials, authorization code,
 // refresh), made by oauth4webapi with the SDK's ky as its fetch: what a grant runs with, its
@@ -175,7 +176,7 @@ export function runGrant<T>(what: string, request: GrantRequest, step: (options:
   const run = (observe?: AttemptObserver) => runMapped(what, () => step(requestOptions(ctx, url, signal, observe)), signal, oauthFailure);
   const hub = request.observed === false ? undefined : ctx.events;
   // The events' code loads with the first grant somebody watches.
-  return hub?.active ? hub.load().then((parts) => parts.observeGrant(hub, what, request.scope, run)) : run();
+  return hub?.active ? observeGrant(hub, what, request.scope, run) : run();
 }
 
 /** oauth4webapi's errors as SDK errors: OAuth error bodies and challenges to {@link OAuthError}. */

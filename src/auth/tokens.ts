@@ -4,6 +4,7 @@ import { scopeList } from '../core/scopes.js';
 import { type FleetAccess, MemoryFleetStore, pause } from '../core/store.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { GrantContext, TokenSet } from './grant.js';
+import { requestClientCredentials } from './grant.js';
 
 export type { TokenSet } from './grant.js';
 
@@ -138,8 +139,6 @@ export function tokenKey(clientId: string, scopes: readonly string[]): string {
 
 /** Requests one client-credentials token set (POST `{auth_url}/oauth2/token`, `client_secret_post`). */
 async function requestToken(ctx: GrantContext, tokenPath: string, scopes: readonly string[]): Promise<TokenSet> {
-  // oauth4webapi and ky load with the first grant, not with the package.
-  const { requestClientCredentials } = await import('./grant.js');
   return requestClientCredentials(ctx, tokenPath, scopeList(scopes).join(' '));
 }
 

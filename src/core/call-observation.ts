@@ -1,8 +1,8 @@
 import type { RequestOptions } from './call-options.js';
 import type { CallStartEvent, CallTrace, ClientEventListener, ClientEventName, ClientEvents, GrantTrace, Hub, RetryReason, TokenGrant } from './event-types.js';
 import type { AttemptObserver, HttpMethod } from './http.js';
-import type { Lazy } from './lazy.js';
 import { maskText, REDACTED, redactHeaders } from './redact.js';
+import { uuid } from './api-call.js';
 
 // What one watched call emits, from its start to its end. Loaded with the first watched call; the
 // call's key comes from the request layer the transport already loads (`layer`).
@@ -78,10 +78,9 @@ export function observeCall<T extends { response: Response }>(
   config: { events: Hub; connectionId: string | undefined },
   op: { name?: string | undefined; method: HttpMethod; urlTemplate?: string | undefined },
   callOptions: RequestOptions | undefined,
-  layer: Lazy<{ uuid: () => string }>,
   send: (observe: CallObservation) => Promise<T>,
 ): Promise<T> {
-  return (layer.value ? Promise.resolve(layer.value) : layer.load()).then(({ uuid }) => {
+  return Promise.resolve().then(() => {
     const call: Partial<RequestOptions> = typeof callOptions === 'object' && callOptions !== null ? callOptions : {};
     const observe = new CallObservation(config.events, {
       operation: op.name!,

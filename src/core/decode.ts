@@ -1,18 +1,12 @@
 import type * as z from 'zod/mini';
 import { ResponseValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Envelope } from './api-promise.js';
-import { Lazy } from './lazy.js';
 import type { CallSecrets } from './redact.js';
-
-/**
- * zod's issues in the SDK's words (core/zod-issues.ts). Only a failed check needs them, so they
- * load with the first one rather than with every call.
- */
-const issueWords = new Lazy(() => import('./zod-issues.js'));
+import { toIssues } from './zod-issues.js';
 
 /** The issues of a failed parse of `input`, paths under `prefix`. */
 export async function issuesOf(error: z.core.$ZodError, input: unknown, prefix = ''): Promise<ValidationIssue[]> {
-  return (await issueWords.load()).toIssues(error, input, prefix);
+  return toIssues(error, input, prefix);
 }
 
 /** What reads `data` of a 2xx answer: the operation's response schema, after `reshape`. */

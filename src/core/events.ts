@@ -6,8 +6,7 @@ import { callChannel } from './tracing-channel.js';
 
 /**
  * A client's listeners and instrumentations. The call path checks {@link EventHub.active} once per
- * call: with nobody watching, nothing else of the events is loaded or built. Emitting lives with
- * the rest of an observed call (`call-observation.ts`), loaded with the first one.
+ * call: with nobody watching, no event is built (emitting lives in `call-observation.ts`).
  */
 export class EventHub implements Hub {
   /** Listeners by event name, and the instrumentations. */
@@ -21,11 +20,6 @@ export class EventHub implements Hub {
   get active(): boolean {
     for (const name in this.listeners) if (this.listeners[name as ClientEventName]!.size > 0) return true;
     return this.channel?.hasSubscribers === true;
-  }
-
-  /** The code of watched calls and grants, loaded with the first of them. */
-  load(): Promise<typeof import('./call-observation.js')> {
-    return import('./call-observation.js');
   }
 
   /** Adds a listener (or, under {@link TAP}, an instrumentation); returns the function that removes it. */

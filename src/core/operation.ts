@@ -14,7 +14,7 @@ export type TokenKind = 'client' | 'customer' | 'both';
 /**
  * One provider operation, declared beside its method under `resources/`: everything the core needs
  * to send it, and the docs to describe it. Its zod schemas live in the namespace's module under
- * `schemas/` (see {@link OperationSchemas}), which loads with the namespace's first call.
+ * `schemas/` (see {@link OperationSchemas}).
  */
 export interface OperationDeclaration<Name extends string = string> {
   /** The method's name under the client, e.g. `'accounts.balances.retrieve'`: the key of `OPERATION_SCOPES`. */
@@ -66,11 +66,6 @@ export interface OperationSchemas {
 
 /** A namespace's schemas by operation name. */
 export type SchemaTable = Readonly<Record<string, OperationSchemas>>;
-
-/** What a namespace's lazily loaded schema module provides. */
-export interface SchemaModule {
-  readonly schemas: SchemaTable;
-}
 
 /** Declares an operation: its path parameters are read from the template. */
 export function defineOperation<const Name extends string>(spec: { readonly name: Name } & Omit<OperationDeclaration, 'params' | 'name'>): OperationDeclaration<Name> {

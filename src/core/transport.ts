@@ -2,23 +2,20 @@ import type * as z from 'zod/mini';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
 import { checkCallOptions, type RequestOptions } from './call-options.js';
-import type { CallObservation } from './call-observation.js';
+import { type CallObservation, observeCall } from './call-observation.js';
 import { describeType } from './checks.js';
 import type { PipelineConfig } from './config.js';
 import { decodeSuccess, issuesOf, type ResponseSchemas } from './decode.js';
+import { sendApiCall, uuid } from './api-call.js';
 import { FieldCrypto } from './field-crypto.js';
 import type { BearerSource, HttpMethod } from './http.js';
 import { jsonIssues, nonPlainObjects } from './json-body.js';
-import { Lazy } from './lazy.js';
 import { rememberSignature, sentSecrets } from './redact.js';
 import { computeSignature } from './signature.js';
 
 export type { RequestOptions } from './call-options.js';
 export type { Envelope } from './api-promise.js';
 export type { BearerSource, HttpMethod } from './http.js';
-
-/** ky, uuid and the hooks: loaded with the first request, not with the package (docs/performance.md). */
-const layer = new Lazy(() => import('./api-call.js'));
 
 /** An operation's zod schemas: the body, the query, and `data` of a 2xx answer. */
 export interface OperationSchemas extends ResponseSchemas {
@@ -77,7 +74,7 @@ export class Transport {
   send(op: Operation, callOptions: RequestOptions | undefined, precheck?: () => void): Promise<WithResponse<unknown>> {
     const o = this.#options;
     if (!o.events.active) return this.#send(op, callOptions, precheck, undefined);
-    return o.events.load().then((parts) => parts.observeCall(o, op, callOptions, layer, (observe) => this.#send(op, callOptions, precheck, observe)));
+    return observeCall(o, op, callOptions, (observe) => this.#send(op, callOptions, precheck, observe));
   }
 
   async #send(op: Operation, callOptions: RequestOptions | undefined, precheck: (() => void) | undefined, observe: CallObservation | undefined): Promise<WithResponse<unknown>> {
@@ -98,8 +95,7 @@ export class Transport {
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
     const query = encodeQuery((await validate(op.schemas?.query, op.query, 'Invalid query', 'query')) as Record<string, unknown> | undefined);
-    const api = layer.value ?? (await layer.load());
-    const idempotencyKey = call.idempotencyKey ?? observe?.start.idempotencyKey ?? api.uuid();
+    const idempotencyKey = call.idempotencyKey ?? observe?.start.idempotencyKey ?? uuid();
 
     // 2. Secret fields encrypted once (remembered under the key), so every attempt carries the same bytes.
     const sent = await this.#crypto.encryptRequest(body, op.secretRequestFields, idempotencyKey);
@@ -112,7 +108,7 @@ export class Transport {
     const secrets = sentSecrets(op.secretRequestFields, [body, sent], signature);
 
     // 4. Send through ky: token, rate budget, retries with the same key and bytes, 401 renewal.
-    const { response, text } = await api.sendApiCall(o, {
+    const { response, text } = await sendApiCall(o, {
       method: op.method,
       path: op.path,
       url: o.baseUrl + op.path + query,

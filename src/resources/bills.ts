@@ -1,10 +1,9 @@
 import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/bills.js';
+import * as S from '../schemas/bills.js';
 import type { PathParam } from './accounts.js';
 import { noInput, Resource } from './resource.js';
 import type { OperationRunner } from './runner.js';
@@ -32,9 +31,6 @@ export const operations = {
   pay: defineOperation({ name: 'bills.pay', method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'customer', scopes: OPERATION_SCOPES['bills.pay'], input: 'body', source: '§9.4', completeness: 'full' }),
 };
 
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/bills.js'));
-
 /**
  * Biller categories: `ob.bills.categories` (client credentials, no consent needed).
  * @group Bills
@@ -45,7 +41,7 @@ export class BillerCategories extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<BillerCategory[]>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<BillerCategory[]> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.categories, schemas, [], input, options);
+    return this.run.call(operations.categories, S.schemas, [], input, options);
   }
 }
 
@@ -56,7 +52,7 @@ export class BillerCategories extends Resource {
 export class Billers extends Resource {
   /** The billers of a category, with their products (`GET /bills/{category_id}/billers`, scope `bills.billers.list`). */
   list(categoryId: PathParam, options?: RequestOptions): APIPromise<BillerList> {
-    return this.run.call(operations.billers, schemas, [categoryId], undefined, options);
+    return this.run.call(operations.billers, S.schemas, [categoryId], undefined, options);
   }
 }
 
@@ -84,7 +80,7 @@ export class Bills extends Resource {
    * `bills.bill.validate`; client credentials on `ob`, the customer's token on a session).
    */
   validate(categoryId: PathParam, billerId: PathParam, billReference: PathParam, options?: RequestOptions): APIPromise<BillValidation> {
-    return this.run.call(operations.validate, schemas, [categoryId, billerId, billReference], undefined, options);
+    return this.run.call(operations.validate, S.schemas, [categoryId, billerId, billReference], undefined, options);
   }
 
   /**
@@ -95,6 +91,6 @@ export class Bills extends Resource {
    * `idempotencyKey`: the bill is paid at most once.
    */
   pay(categoryId: PathParam, billerId: PathParam, billReference: PathParam, body: PayBillParams, options?: RequestOptions): APIPromise<BillPayment> {
-    return this.run.call(operations.pay, schemas, [categoryId, billerId, billReference], body, options);
+    return this.run.call(operations.pay, S.schemas, [categoryId, billerId, billReference], body, options);
   }
 }

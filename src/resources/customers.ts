@@ -1,10 +1,9 @@
 import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/customers.js';
+import * as S from '../schemas/customers.js';
 import { noInput, Resource } from './resource.js';
 
 /** The customer a token belongs to: every member optional and nullable, unknown fields kept. @group Customers */
@@ -14,9 +13,6 @@ export interface Customer extends z.output<typeof S.customerSchema> {}
 export const operations = {
   retrieve: defineOperation({ name: 'customers.retrieve', method: 'GET', path: '/customers', token: 'customer', scopes: OPERATION_SCOPES['customers.retrieve'], input: 'none', source: '§6.1', completeness: 'full' }),
 };
-
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/customers.js'));
 
 /**
  * The customer behind a session's token: `session.customers` (customer token only).
@@ -39,6 +35,6 @@ export class Customers extends Resource {
   retrieve(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<Customer>;
   retrieve(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<Customer> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.retrieve, schemas, [], input, options);
+    return this.run.call(operations.retrieve, S.schemas, [], input, options);
   }
 }

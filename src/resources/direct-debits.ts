@@ -1,10 +1,9 @@
 import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/direct-debits.js';
+import * as S from '../schemas/direct-debits.js';
 import type { PathParam } from './accounts.js';
 import { noInput, Resource } from './resource.js';
 
@@ -29,9 +28,6 @@ export const operations = {
   charge: defineOperation({ name: 'directDebits.charge', method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.charge'], input: 'body', source: '§11.4', completeness: 'full' }),
 };
 
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/direct-debits.js'));
-
 /**
  * Direct-debit mandates: `session.directDebits` (the customer's token).
  * @group Direct debits
@@ -39,7 +35,7 @@ const schemas = new Lazy(() => import('../schemas/direct-debits.js'));
 export class DirectDebits extends Resource {
   /** Creates a mandate (`POST /direct-debits`, customer token, scope `direct-debits.create`). */
   create(body: CreateMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(operations.create, schemas, [], body, options);
+    return this.run.call(operations.create, S.schemas, [], body, options);
   }
 
   /**
@@ -50,12 +46,12 @@ export class DirectDebits extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<MandateList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<MandateList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, schemas, [], input, options);
+    return this.run.call(operations.list, S.schemas, [], input, options);
   }
 
   /** Updates a mandate; `mandate_status: 'INACTIVE'` stops it (`PATCH /direct-debits/{mandate_id}`, scope `direct-debits.update`). */
   update(mandateId: PathParam, body: UpdateMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(operations.update, schemas, [mandateId], body, options);
+    return this.run.call(operations.update, S.schemas, [mandateId], body, options);
   }
 
   /**
@@ -64,6 +60,6 @@ export class DirectDebits extends Resource {
    * with the **same** `idempotencyKey`: the debit happens at most once.
    */
   charge(mandateId: PathParam, body: ChargeMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(operations.charge, schemas, [mandateId], body, options);
+    return this.run.call(operations.charge, S.schemas, [mandateId], body, options);
   }
 }

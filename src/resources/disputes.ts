@@ -1,10 +1,9 @@
 import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
 import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/disputes.js';
+import * as S from '../schemas/disputes.js';
 import type { PathParam } from './accounts.js';
 import { noInput, Resource } from './resource.js';
 import type { OperationRunner } from './runner.js';
@@ -25,9 +24,6 @@ export const operations = {
   retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: OPERATION_SCOPES['disputes.retrieve'], input: 'none', source: '§10.3', completeness: 'full' }),
 };
 
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/disputes.js'));
-
 /**
  * Dispute categories: `ob.disputes.categories` (client credentials).
  * @group Disputes
@@ -38,7 +34,7 @@ export class DisputeCategories extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<DisputeCategoryList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<DisputeCategoryList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.categories, schemas, [], input, options);
+    return this.run.call(operations.categories, S.schemas, [], input, options);
   }
 }
 
@@ -58,7 +54,7 @@ export class Disputes extends Resource {
 
   /** Reports a dispute (`POST /disputes`, customer token, scope `disputes.report.create`). */
   create(body: CreateDisputeParams, options?: RequestOptions): APIPromise<Dispute> {
-    return this.run.call(operations.create, schemas, [], body, options);
+    return this.run.call(operations.create, S.schemas, [], body, options);
   }
 
   /**
@@ -67,6 +63,6 @@ export class Disputes extends Resource {
    * array (a lone object is wrapped), and never picks an item for you.
    */
   retrieve(reportReference: PathParam, options?: RequestOptions): APIPromise<Dispute[]> {
-    return this.run.call(operations.retrieve, schemas, [reportReference], undefined, options);
+    return this.run.call(operations.retrieve, S.schemas, [reportReference], undefined, options);
   }
 }

@@ -7,8 +7,7 @@ import type { Sleep } from '../core/retry-timing.js';
 import type { Scope } from '../core/scopes.js';
 import type { BearerSource, Transport } from '../core/transport.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
-import type { Lazy } from '../core/lazy.js';
-import type { OperationDeclaration, OperationSchemas, SchemaModule } from '../core/operation.js';
+import type { OperationDeclaration, OperationSchemas, SchemaTable } from '../core/operation.js';
 import { scopeNotGranted } from './granted-scopes.js';
 
 /** What the operations of one client or customer session run with. */
@@ -47,12 +46,12 @@ export class OperationRunner {
    * One call of operation `key` of the namespace module `ns`: `params` for the path template,
    * `input` the body or query, `options` per call.
    */
-  call<Data>(op: OperationDeclaration, schemas: Lazy<SchemaModule>, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
+  call<Data>(op: OperationDeclaration, schemas: SchemaTable, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
     return makeAPIPromise(this.#send(op, schemas, params, input, options) as Promise<WithResponse<Data>>);
   }
 
   /** A paged call: the first page at once, the rest as the iteration asks for them. */
-  paged<Page, Item>(op: OperationDeclaration, schemas: Lazy<SchemaModule>, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
+  paged<Page, Item>(op: OperationDeclaration, schemas: SchemaTable, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
     const start = typeof query?.page === 'number' && Number.isInteger(query.page) && query.page >= 1 ? query.page : 1;
     return makePagePromise<Page, Item>({
       first: start,
@@ -69,8 +68,8 @@ export class OperationRunner {
     });
   }
 
-  async #send(op: OperationDeclaration, module: Lazy<SchemaModule>, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
-    const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
+  async #send(op: OperationDeclaration, table: SchemaTable, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
+    const schemas = table[op.name]!;
     const template = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
     let path = template;
     const issues = await paramIssues(op, schemas, params);
@@ -103,8 +102,8 @@ export class OperationRunner {
    * the client, a scope the customer did not grant, a bad path parameter), rejected as the call
    * would: for waits that poll `op` and must refuse at once, not at their first poll.
    */
-  async check(op: OperationDeclaration, module: Lazy<SchemaModule>, params: readonly unknown[]): Promise<void> {
-    const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
+  async check(op: OperationDeclaration, table: SchemaTable, params: readonly unknown[]): Promise<void> {
+    const schemas = table[op.name]!;
     this.#precheck(op, this.#bearer(op), await paramIssues(op, schemas, params), undefined);
   }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { aesCbcCipher, aesGcmCipher, type CustomerSession, OPERATION_SCOPES, OpenBanking, plaintextCipher } from '../../src/index.js';
 import { tripleDesCipher } from '../../src/node.js';
-import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS } from '../../src/schemas/card-values.js';
+import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS } from '../../src/schemas/cards.js';
 import { operations } from '../../src/schemas.js';
 import { createSandbox } from '../../src/testing.js';
 import { buildDocument } from '../../scripts/openapi/document.mjs';

@@ -18,8 +18,8 @@ vi.mock('../../src/core/signature.js', async (importOriginal) => {
 });
 
 // A client that forgets that the CVV2 of a response is one of the spec's encrypted fields.
-vi.mock('../../src/schemas/card-values.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/schemas/card-values.js')>();
+vi.mock('../../src/schemas/cards.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/schemas/cards.js')>();
   return { ...original, CARD_SECRET_RESPONSE_FIELDS: original.CARD_SECRET_RESPONSE_FIELDS.filter((field) => field !== 'card_cvv2') };
 });
 
