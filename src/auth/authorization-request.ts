@@ -8,7 +8,7 @@ import {
   checkCodeVerifier,
   checkPath,
   checkRedirectUri,
-  checkString,
+  requireString,
   DEFAULT_AUTHORIZE_PATH,
   MIN_STATE,
   scopeString,
@@ -40,10 +40,10 @@ export async function createAuthorizationRequest(params: AuthorizationRequestPar
   const issues: ValidationIssue[] = [];
   const p = params ?? ({} as Partial<AuthorizationRequestParams>);
   const authUrl = checkAuthUrl(issues, 'authUrl', p.authUrl);
-  checkString(issues, 'clientId', p.clientId);
+  requireString(issues, 'clientId', p.clientId);
   const redirectUri = checkRedirectUri(issues, 'redirectUri', p.redirectUri);
   const scope = scopeString(issues, 'scope', p.scope, true);
-  if (p.state !== undefined && checkString(issues, 'state', p.state) && p.state.length < MIN_STATE) add(issues, 'state', `must be at least ${MIN_STATE} characters: it is the callback's CSRF defence`, 'too_small');
+  if (p.state !== undefined && requireString(issues, 'state', p.state) && p.state.length < MIN_STATE) add(issues, 'state', `must be at least ${MIN_STATE} characters: it is the callback's CSRF defence`, 'too_small');
   if (p.codeVerifier !== undefined) checkCodeVerifier(issues, 'codeVerifier', p.codeVerifier);
   const authorizePath = checkPath(issues, 'authorizePath', p.authorizePath, DEFAULT_AUTHORIZE_PATH);
   if (issues.length > 0) throw new ValidationError('Invalid authorization request', issues);

@@ -57,7 +57,7 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 /** Checks an identity-host URL (https, or http on a loopback host; no query); returns it without a trailing slash. */
 export function checkAuthUrl(issues: ValidationIssue[], path: string, value: unknown): string | undefined {
-  if (!checkString(issues, path, value)) return undefined;
+  if (!requireString(issues, path, value)) return undefined;
   const url = parseUrl(value);
   if (url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) && !url.search && !url.hash && !url.username && !url.password) {
     return url.href.replace(/\/+$/, '');
@@ -67,13 +67,13 @@ export function checkAuthUrl(issues: ValidationIssue[], path: string, value: unk
 
 /** Checks an absolute redirect URI. */
 export function checkRedirectUri(issues: ValidationIssue[], path: string, value: unknown): string | undefined {
-  if (!checkString(issues, path, value)) return undefined;
+  if (!requireString(issues, path, value)) return undefined;
   return parseUrl(value) ? value : add(issues, path, 'must be an absolute URL', 'invalid_url');
 }
 
 /** Checks a PKCE code verifier: 43–128 unreserved characters (RFC 7636 §4.1). */
 export function checkCodeVerifier(issues: ValidationIssue[], path: string, value: unknown): value is string {
-  if (!checkString(issues, path, value)) return false;
+  if (!requireString(issues, path, value)) return false;
   if (VERIFIER.test(value)) return true;
   add(issues, path, 'must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
   return false;
@@ -141,7 +141,7 @@ export function add(issues: ValidationIssue[], path: string, message: string, co
 }
 
 /** True for a non-empty string; records an issue otherwise. */
-export function checkString(issues: ValidationIssue[], path: string, value: unknown): value is string {
+export function requireString(issues: ValidationIssue[], path: string, value: unknown): value is string {
   if (typeof value === 'string' && value.trim() !== '') return true;
   const missing = value === undefined || value === null;
   add(issues, path, missing ? 'is required' : 'must be a non-empty string', missing ? 'missing' : 'invalid_type');
@@ -178,9 +178,9 @@ export function parseAuthorizationCallback(url: string | URL, options: Authoriza
   const issues: ValidationIssue[] = [];
   const parsed = url instanceof URL ? url : parseUrl(url);
   if (!parsed) add(issues, 'url', 'must be the callback URL', 'invalid_url');
-  checkString(issues, 'expectedState', options?.expectedState);
+  requireString(issues, 'expectedState', options?.expectedState);
   const issuer = options?.expectedIssuer;
-  if (issuer !== undefined) checkString(issues, 'expectedIssuer', issuer);
+  if (issuer !== undefined) requireString(issues, 'expectedIssuer', issuer);
   if (!parsed || issues.length > 0) throw new ValidationError('Invalid authorization callback', issues);
 
   const params = parsed.searchParams;

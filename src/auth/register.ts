@@ -12,12 +12,11 @@ import {
 } from '../errors/index.js';
 import { checkNumber, checkTimeout, checkUrl, IssueList } from '../core/checks.js';
 import { DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, SANDBOX_HOSTS } from '../core/config.js';
-import { isTimeoutError } from 'ky';
-import { type Exchange, type HttpMethod, send } from '../core/http.js';
-import { describeNetworkFailure, redirectMessage } from '../core/response.js';
+import { type Exchange, type HttpMethod, noAnswer, send } from '../core/http.js';
 import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
-import { redactText } from '../core/redact.js';
+import { maskText } from '../core/redact.js';
 import { toIssues } from '../core/zod-issues.js';
+import { identityRedirect } from './grant.js';
 import { type FetchRegistrationParams, normaliseRegistration, presentString, type RegisterParams, type Registration, type RegistrationConnection } from './registration.js';
 
 // The registration requests (`OpenBanking.register`, `OpenBanking.fetchRegistration`): loaded
@@ -56,14 +55,16 @@ async function call(what: string, conn: ReturnType<typeof resolveConnection>, me
     now: Date.now,
     // Registration is static (no client, so no logger option): OPENBANKING_LOG=debug shows it.
     logger: leveledLogger(console, levelFromEnvironment() ?? 'warn'),
-    refuseRedirect: (response) => new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) }),
+    refuseRedirect: identityRedirect,
+    what,
+    host: 'the identity host',
   };
   let response: Response;
   let raw: string;
   try {
     ({ response, text: raw } = await send(conn.url, ex, { headers, body, throwHttpErrors: false }));
   } catch (failure) {
-    throw networkError(what, failure, conn.signal);
+    throw noAnswer(failure, ex);
   }
   let parsed: unknown;
   try {
@@ -74,23 +75,16 @@ async function call(what: string, conn: ReturnType<typeof resolveConnection>, me
   if (!response.ok) {
     const record = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
     if (record && typeof record.error === 'string') {
-      throw new OAuthError(record.error, typeof record.error_description === 'string' ? redactText(record.error_description) : undefined, { status: response.status });
+      throw new OAuthError(record.error, typeof record.error_description === 'string' ? maskText(record.error_description) : undefined, { status: response.status });
     }
     if (response.status === 401) {
       // The server's text, masked like any server message before it reaches an error.
       const message = presentString(record?.message);
-      throw new OAuthError('invalid_client', message === undefined ? 'the identity host refused the username or password' : redactText(message), { status: 401 });
+      throw new OAuthError('invalid_client', message === undefined ? 'the identity host refused the username or password' : maskText(message), { status: 401 });
     }
     throw ApiError.from({ status: response.status, body: parsed, rawBody: raw, headers: response.headers });
   }
   return normaliseRegistration(parsed, raw, response.status);
-}
-
-function networkError(what: string, failure: unknown, caller: AbortSignal | undefined): OpenBankingError {
-  if (isOpenBankingError(failure)) return failure;
-  if (caller?.aborted) return new AbortError(`${what}: aborted`);
-  if (isTimeoutError(failure)) return new TimeoutError(`${what}: the identity host did not answer in time`);
-  return new ConnectionError(`${what}: could not reach the identity host (${describeNetworkFailure(failure)})`);
 }
 
 /**

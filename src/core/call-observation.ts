@@ -2,7 +2,7 @@ import type { RequestOptions } from './call-options.js';
 import type { CallStartEvent, CallTrace, ClientEventListener, ClientEventName, ClientEvents, GrantTrace, Hub, RetryReason, TokenGrant } from './event-types.js';
 import type { AttemptObserver, HttpMethod } from './http.js';
 import { maskText, REDACTED, redactHeaders } from './redact.js';
-import { uuid } from './api-call.js';
+import { v4 as uuid } from 'uuid';
 
 // What one watched call emits, from its start to its end. Loaded with the first watched call; the
 // call's key comes from the request layer the transport already loads (`layer`).

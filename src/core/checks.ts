@@ -1,5 +1,6 @@
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { isLoopbackHost } from './loopback.js';
+import { MAX_TIMER_MS } from './retry-timing.js';
 
 /** A JSON object: not null, not an array. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -37,9 +38,6 @@ export function checkString(issues: IssueList, path: string, value: unknown, req
   }
   return value;
 }
-
-/** The longest delay a JavaScript timer can hold (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
 
 /** Checks a number option: finite, at least `min`, optionally an integer. */
 export function checkNumber(issues: IssueList, path: string, value: unknown, fallback: number, opts: { min: number; integer?: boolean; allowInfinity?: boolean }): number {

@@ -1,19 +1,13 @@
 import type * as z from 'zod/mini';
 import { ResponseValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Envelope } from './api-promise.js';
+import type { OperationSchemas } from './operation.js';
 import type { CallSecrets } from './redact.js';
 import { toIssues } from './zod-issues.js';
 
 /** The issues of a failed parse of `input`, paths under `prefix`. */
 export async function issuesOf(error: z.core.$ZodError, input: unknown, prefix = ''): Promise<ValidationIssue[]> {
   return toIssues(error, input, prefix);
-}
-
-/** What reads `data` of a 2xx answer: the operation's response schema, after `reshape`. */
-export interface ResponseSchemas {
-  response?: z.ZodMiniType | undefined;
-  /** Reads another shape of `data` as the documented one, before `response` checks it. */
-  reshape?: ((data: unknown) => unknown) | undefined;
 }
 
 /** A 2xx answer, decoded: `data` validated against its schema (unknown fields kept), the envelope as sent. */
@@ -32,7 +26,7 @@ export async function decodeSuccess(
   response: Response,
   text: string,
   envelope: boolean,
-  schemas: ResponseSchemas | undefined,
+  schemas: Pick<OperationSchemas, 'response' | 'reshape'> | undefined,
   idempotencyKey: string,
   secrets?: CallSecrets,
 ): Promise<Decoded> {

@@ -1,11 +1,11 @@
-import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHook, isForceRetryError, isHTTPError, type NormalizedOptions } from 'ky';
-import { OpenBankingError } from '../errors/base.js';
-import { AbortError, ResponseTooLargeError } from '../errors/local.js';
+import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHook, isForceRetryError, isHTTPError, isTimeoutError, type NormalizedOptions } from 'ky';
+import { OpenBankingError, withIdempotencyKey } from '../errors/base.js';
+import { AbortError, ConnectionError, ResponseTooLargeError, TimeoutError } from '../errors/local.js';
 import type { LeveledLogger } from './logger.js';
-import { type CallSecrets, redactHeaders, redactText } from './redact.js';
+import { type CallSecrets, redactHeaders, maskText } from './redact.js';
 import { RenewalBackoff } from './renewal-backoff.js';
-import { isRedirect, scrubCause } from './response.js';
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, parseRetryAfterMs, RETRY_STATUSES } from './retry-timing.js';
+import { describeNetworkFailure, isRedirect, scrubCause } from './response.js';
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, MAX_TIMER_MS, parseRetryAfterMs, RETRY_STATUSES } from './retry-timing.js';
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -40,9 +40,6 @@ export interface AttemptObserver {
   rateLimitWait(waitMs: number, shared: boolean): void;
 }
 
-/** The longest delay a timer holds; a longer attempt timeout sets none. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /**
  * One request and everything its hooks need, handed to ky as `context.exchange`: the settings of
  * the request, and what its attempts learn (the token sent, the body read, renewals).
@@ -68,7 +65,10 @@ export interface Exchange {
   limiter?: CallLimiter | undefined;
   bearer?: BearerSource | undefined;
   /** The error a redirect answer stands for (nothing is sent to its `Location`). */
-  refuseRedirect: (response: Response) => Error;
+  refuseRedirect: (response: Response, ex: Exchange) => Error;
+  /** How errors name the request and who failed to answer it: `'The request'`, `'the API'`. */
+  what: string;
+  host: string;
   /** The body sent, for the debug log (redacted there). */
   payload?: string | undefined;
   /** The call's secret fields and the secret values it sent: redacted from logs and errors with the SDK's own. */
@@ -145,7 +145,7 @@ async function fetchAndRead(ex: Exchange, request: Request, init: RequestInit | 
     void response.body?.cancel().catch(() => undefined);
     logAttempt(ex, request, response.status);
     ex.observe?.response(response);
-    throw ex.refuseRedirect(response);
+    throw ex.refuseRedirect(response, ex);
   }
   ex.text = await readText(response, ex.maxResponseBytes);
   ex.answer = response;
@@ -281,6 +281,20 @@ export async function send(url: string, ex: Exchange, init: { headers: Record<st
   return { response: ex.answer ?? response, text: ex.text ?? '' };
 }
 
+/**
+ * What {@link send} threw when no usable answer came, as the SDK's error: an SDK error from a hook
+ * as it is (with the call's key), the caller's abort, the attempt timeout, or a network failure.
+ * The one mapper of API calls, grants and registration.
+ */
+export function noAnswer(failure: unknown, ex: Exchange): unknown {
+  const { idempotencyKey, signal, what } = ex;
+  if (failure instanceof OpenBankingError) return idempotencyKey !== undefined && failure.idempotencyKey === undefined ? withIdempotencyKey(failure, idempotencyKey) : failure;
+  if (failure === ex.stop) return failure;
+  if (signal?.aborted) return new AbortError(`${what} was aborted`, { idempotencyKey, cause: scrubCause(signal.reason) });
+  if (isTimeoutError(failure)) return new TimeoutError(`${what} timed out: ${ex.host} did not answer within ${ex.timeout} ms`, { idempotencyKey });
+  return new ConnectionError(`${what} failed: could not get a complete answer from ${ex.host} (${describeNetworkFailure(failure)})`, { idempotencyKey, cause: scrubCause(failure) });
+}
+
 /** One debug line per attempt; headers and body redacted. */
 function logAttempt(ex: Exchange, request: Request, status: number | string): void {
   const log = ex.logger;
@@ -294,7 +308,7 @@ function logAttempt(ex: Exchange, request: Request, status: number | string): vo
     idempotencyKey,
     elapsedMs: ex.now() - (ex.started ?? ex.now()),
     headers: redactHeaders(request.headers),
-    ...(payload === undefined ? {} : { body: redactText(payload, ex.secrets) }),
+    ...(payload === undefined ? {} : { body: maskText(payload, ex.secrets) }),
   });
 }
 

@@ -13,8 +13,7 @@ export type TokenKind = 'client' | 'customer' | 'both';
 
 /**
  * One provider operation, declared beside its method under `resources/`: everything the core needs
- * to send it, and the docs to describe it. Its zod schemas live in the namespace's module under
- * `schemas/` (see {@link OperationSchemas}).
+ * to send it, and the docs to describe it.
  */
 export interface OperationDeclaration<Name extends string = string> {
   /** The method's name under the client, e.g. `'accounts.balances.retrieve'`: the key of `OPERATION_SCOPES`. */
@@ -44,6 +43,8 @@ export interface OperationDeclaration<Name extends string = string> {
   readonly unofficial?: boolean;
   /** The path parameters' names, read from `path`. */
   readonly params: readonly string[];
+  /** Its zod schemas, from the namespace's module under `schemas/`: a missing one does not compile. */
+  readonly schemas: OperationSchemas;
 }
 
 /** An operation's zod schemas: the very objects the client validates with. */

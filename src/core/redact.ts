@@ -77,9 +77,6 @@ export function redactValue(value: unknown, secrets?: CallSecrets, depth = 0): u
   return out;
 }
 
-/** A response or request text with its secrets masked: {@link maskText}, under the name raw bodies are read by. */
-export const redactText = (text: string, secrets?: CallSecrets): string => maskText(text, secrets);
-
 /**
  * Masks every secret in any text, whatever its shape, in one scan: JSON members whose (decoded)
  * name is secret, duplicates and escapes included; `name: value` and `name=value` pairs in other

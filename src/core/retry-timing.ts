@@ -1,8 +1,8 @@
+/** The longest delay a JavaScript timer can hold (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Waits `ms` milliseconds; rejects with the signal's reason if it fires first. @group Client */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
-/** The longest delay one timer holds; a longer one would fire after 1 ms. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The real timer-based sleep of the SDK's own waits (the rate limiter, polling); tests pass their own through the client's `sleep` option. Waits

@@ -1,14 +1,17 @@
 import type * as z from 'zod/mini';
-import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { AbortError, ApiError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { isHTTPError } from 'ky';
+import { v4 as uuid } from 'uuid';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
 import { checkCallOptions, type RequestOptions } from './call-options.js';
 import { type CallObservation, observeCall } from './call-observation.js';
 import { describeType } from './checks.js';
 import type { PipelineConfig } from './config.js';
-import { decodeSuccess, issuesOf, type ResponseSchemas } from './decode.js';
-import { sendApiCall, uuid } from './api-call.js';
+import { decodeSuccess, issuesOf } from './decode.js';
+import type { OperationSchemas } from './operation.js';
 import { FieldCrypto } from './field-crypto.js';
-import type { BearerSource, HttpMethod } from './http.js';
+import { type BearerSource, type Exchange, type HttpMethod, noAnswer, renewalBackoff, send } from './http.js';
+import { parseJson, redirectMessage } from './response.js';
 import { jsonIssues, nonPlainObjects } from './json-body.js';
 import { rememberSignature, sentSecrets } from './redact.js';
 import { computeSignature } from './signature.js';
@@ -16,12 +19,6 @@ import { computeSignature } from './signature.js';
 export type { RequestOptions } from './call-options.js';
 export type { Envelope } from './api-promise.js';
 export type { BearerSource, HttpMethod } from './http.js';
-
-/** An operation's zod schemas: the body, the query, and `data` of a 2xx answer. */
-export interface OperationSchemas extends ResponseSchemas {
-  request?: z.ZodMiniType | undefined;
-  query?: z.ZodMiniType | undefined;
-}
 
 /** One API operation: what the pipeline needs to send it and read its answer. */
 export interface Operation {
@@ -85,11 +82,11 @@ export class Transport {
     const call = callOptions ?? {};
 
     // 1. Body and query, validated before anything is sent.
-    if (op.schemas?.request && op.body !== undefined) {
+    if (op.schemas?.body && op.body !== undefined) {
       const notPlain = nonPlainObjects(op.body);
       if (notPlain.length > 0) throw new ValidationError('Invalid request body', notPlain);
     }
-    const body = await validate(op.schemas?.request, op.body, 'Invalid request body', '');
+    const body = await validate(op.schemas?.body, op.body, 'Invalid request body', '');
     if (body !== undefined) {
       const problems = jsonIssues(body);
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
@@ -108,27 +105,61 @@ export class Transport {
     const secrets = sentSecrets(op.secretRequestFields, [body, sent], signature);
 
     // 4. Send through ky: token, rate budget, retries with the same key and bytes, 401 renewal.
-    const { response, text } = await sendApiCall(o, {
+    const signal = call.signal;
+    if (signal?.aborted) throw new AbortError('The request was aborted before it was sent', { idempotencyKey });
+    const ex: Exchange = {
       method: op.method,
       path: op.path,
-      url: o.baseUrl + op.path + query,
-      headers: buildHeaders(o, call, idempotencyKey, signature),
-      payload,
       idempotencyKey,
-      signal: call.signal,
+      signal,
       timeout: call.timeout ?? o.timeout,
       maxRetries: call.maxRetries ?? o.maxRetries,
-      bearer: op.bearer,
+      maxResponseBytes: o.maxResponseBytes,
+      maxRetryDelay: o.maxRetryDelay,
+      retryDelay: o.retryDelay,
+      fetch: o.fetch,
+      now: o.now,
+      logger: o.logger,
       limiter: o.limiter,
+      bearer: op.bearer,
+      payload,
       secrets,
       observe,
-    });
+      refuseRedirect: apiRedirect,
+      what: 'The request',
+      host: 'the API',
+    };
+    let answer: { response: Response; text: string };
+    try {
+      answer = await send(o.baseUrl + op.path + query, ex, { headers: buildHeaders(o, call, idempotencyKey, signature), body: payload });
+    } catch (failure) {
+      throw failed(failure, ex);
+    }
+    const { response, text } = answer;
 
     // 5. Decode, validate, decrypt.
     const decoded = await decodeSuccess(response, text, op.envelope === true, op.schemas, idempotencyKey, secrets);
     await this.#crypto.decryptResponse(decoded.data, op.secretResponseFields, idempotencyKey);
     return { data: decoded.data, envelope: decoded.envelope, response, idempotencyKey };
   }
+}
+
+/** A redirect from the API: refused with the `ApiError` of its status, nothing sent to its `Location`. */
+function apiRedirect(response: Response, ex: Exchange): ApiError {
+  return ApiError.from({ status: response.status, body: undefined, rawBody: '', headers: response.headers, idempotencyKey: ex.idempotencyKey, message: redirectMessage(response, 'The API') });
+}
+
+/** What ky threw for an API call: a non-2xx answer as the `ApiError` of its status, anything else as {@link noAnswer} says. */
+function failed(failure: unknown, ex: Exchange): unknown {
+  if (!isHTTPError(failure) || ex.signal?.aborted) return noAnswer(failure, ex);
+  const { response } = failure;
+  const text = ex.text ?? '';
+  const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey: ex.idempotencyKey, secretFields: ex.secrets?.fields, secretValues: ex.secrets?.values });
+  if (ex.freshRefused && ex.bearer) {
+    const wait = Math.round(renewalBackoff(ex.bearer, ex.now).wait / 1000);
+    error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;
+  }
+  return error;
 }
 
 /** `value` through `schema` (its parsed output), or a {@link ValidationError} listing every problem. */

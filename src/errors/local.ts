@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import type * as S from '../schemas/transfers.js';
 import { guard, isOpenBankingError, OpenBankingError, type ValidationIssue } from './base.js';
-import { redactText } from '../core/redact.js';
+import { maskText } from '../core/redact.js';
 
 // Errors raised on the client's side: bad input, bad answers, the network, the caller's abort, ciphers,
 // and a wait for a transfer that ran out.
@@ -52,7 +52,7 @@ export class ResponseValidationError extends OpenBankingError {
     );
     this.status = init.status;
     this.issues = init.issues;
-    this.rawBody = redactText(init.rawBody, { fields: init.secretFields, values: init.secretValues });
+    this.rawBody = maskText(init.rawBody, { fields: init.secretFields, values: init.secretValues });
   }
 }
 

@@ -23,8 +23,8 @@ export type CustomProperty = NonNullable<CreateCardParams['custom_properties']>[
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'cards.create', method: 'POST', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.create'], input: 'body', secretRequestFields: S.CARD_SECRET_REQUEST_FIELDS, secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
-  list: defineOperation({ name: 'cards.list', method: 'GET', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.list'], input: 'none', secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
+  create: defineOperation({ name: 'cards.create', schemas: S.schemas['cards.create'], method: 'POST', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.create'], input: 'body', secretRequestFields: S.CARD_SECRET_REQUEST_FIELDS, secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
+  list: defineOperation({ name: 'cards.list', schemas: S.schemas['cards.list'], method: 'GET', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.list'], input: 'none', secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
 };
 
 /**
@@ -48,7 +48,7 @@ export class Cards extends Resource {
    * ```
    */
   create(body: CreateCardParams, options?: RequestOptions): APIPromise<Card> {
-    return this.run.call(operations.create, S.schemas, [], body, options);
+    return this.run.call(operations.create, [], body, options);
   }
 
   /**
@@ -60,6 +60,6 @@ export class Cards extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<CardList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<CardList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, S.schemas, [], input, options);
+    return this.run.call(operations.list, [], input, options);
   }
 }

@@ -11,7 +11,7 @@ export interface Customer extends z.output<typeof S.customerSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  retrieve: defineOperation({ name: 'customers.retrieve', method: 'GET', path: '/customers', token: 'customer', scopes: OPERATION_SCOPES['customers.retrieve'], input: 'none', source: '§6.1', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'customers.retrieve', schemas: S.schemas['customers.retrieve'], method: 'GET', path: '/customers', token: 'customer', scopes: OPERATION_SCOPES['customers.retrieve'], input: 'none', source: '§6.1', completeness: 'full' }),
 };
 
 /**
@@ -35,6 +35,6 @@ export class Customers extends Resource {
   retrieve(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<Customer>;
   retrieve(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<Customer> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.retrieve, S.schemas, [], input, options);
+    return this.run.call(operations.retrieve, [], input, options);
   }
 }

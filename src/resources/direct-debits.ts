@@ -22,10 +22,10 @@ export interface MandateList extends z.output<typeof S.mandateListSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'directDebits.create', method: 'POST', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.create'], input: 'body', source: '§11.1', completeness: 'partial' }),
-  list: defineOperation({ name: 'directDebits.list', method: 'GET', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.list'], input: 'none', source: '§11.2', completeness: 'full' }),
-  update: defineOperation({ name: 'directDebits.update', method: 'PATCH', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.update'], input: 'body', source: '§11.3', completeness: 'full' }),
-  charge: defineOperation({ name: 'directDebits.charge', method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.charge'], input: 'body', source: '§11.4', completeness: 'full' }),
+  create: defineOperation({ name: 'directDebits.create', schemas: S.schemas['directDebits.create'], method: 'POST', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.create'], input: 'body', source: '§11.1', completeness: 'partial' }),
+  list: defineOperation({ name: 'directDebits.list', schemas: S.schemas['directDebits.list'], method: 'GET', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.list'], input: 'none', source: '§11.2', completeness: 'full' }),
+  update: defineOperation({ name: 'directDebits.update', schemas: S.schemas['directDebits.update'], method: 'PATCH', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.update'], input: 'body', source: '§11.3', completeness: 'full' }),
+  charge: defineOperation({ name: 'directDebits.charge', schemas: S.schemas['directDebits.charge'], method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.charge'], input: 'body', source: '§11.4', completeness: 'full' }),
 };
 
 /**
@@ -35,7 +35,7 @@ export const operations = {
 export class DirectDebits extends Resource {
   /** Creates a mandate (`POST /direct-debits`, customer token, scope `direct-debits.create`). */
   create(body: CreateMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(operations.create, S.schemas, [], body, options);
+    return this.run.call(operations.create, [], body, options);
   }
 
   /**
@@ -46,12 +46,12 @@ export class DirectDebits extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<MandateList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<MandateList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, S.schemas, [], input, options);
+    return this.run.call(operations.list, [], input, options);
   }
 
   /** Updates a mandate; `mandate_status: 'INACTIVE'` stops it (`PATCH /direct-debits/{mandate_id}`, scope `direct-debits.update`). */
   update(mandateId: PathParam, body: UpdateMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(operations.update, S.schemas, [mandateId], body, options);
+    return this.run.call(operations.update, [mandateId], body, options);
   }
 
   /**
@@ -60,6 +60,6 @@ export class DirectDebits extends Resource {
    * with the **same** `idempotencyKey`: the debit happens at most once.
    */
   charge(mandateId: PathParam, body: ChargeMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(operations.charge, S.schemas, [mandateId], body, options);
+    return this.run.call(operations.charge, [mandateId], body, options);
   }
 }

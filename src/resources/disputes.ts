@@ -19,9 +19,9 @@ export interface Dispute extends z.output<typeof S.disputeSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  categories: defineOperation({ name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', token: 'client', scopes: OPERATION_SCOPES['disputes.categories.list'], input: 'none', source: '§10.1', completeness: 'full' }),
-  create: defineOperation({ name: 'disputes.create', method: 'POST', path: '/disputes', token: 'customer', scopes: OPERATION_SCOPES['disputes.create'], input: 'body', source: '§10.2', completeness: 'full' }),
-  retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: OPERATION_SCOPES['disputes.retrieve'], input: 'none', source: '§10.3', completeness: 'full' }),
+  categories: defineOperation({ name: 'disputes.categories.list', schemas: S.schemas['disputes.categories.list'], method: 'GET', path: '/disputes/categories', token: 'client', scopes: OPERATION_SCOPES['disputes.categories.list'], input: 'none', source: '§10.1', completeness: 'full' }),
+  create: defineOperation({ name: 'disputes.create', schemas: S.schemas['disputes.create'], method: 'POST', path: '/disputes', token: 'customer', scopes: OPERATION_SCOPES['disputes.create'], input: 'body', source: '§10.2', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'disputes.retrieve', schemas: S.schemas['disputes.retrieve'], method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: OPERATION_SCOPES['disputes.retrieve'], input: 'none', source: '§10.3', completeness: 'full' }),
 };
 
 /**
@@ -34,7 +34,7 @@ export class DisputeCategories extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<DisputeCategoryList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<DisputeCategoryList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.categories, S.schemas, [], input, options);
+    return this.run.call(operations.categories, [], input, options);
   }
 }
 
@@ -54,7 +54,7 @@ export class Disputes extends Resource {
 
   /** Reports a dispute (`POST /disputes`, customer token, scope `disputes.report.create`). */
   create(body: CreateDisputeParams, options?: RequestOptions): APIPromise<Dispute> {
-    return this.run.call(operations.create, S.schemas, [], body, options);
+    return this.run.call(operations.create, [], body, options);
   }
 
   /**
@@ -63,6 +63,6 @@ export class Disputes extends Resource {
    * array (a lone object is wrapped), and never picks an item for you.
    */
   retrieve(reportReference: PathParam, options?: RequestOptions): APIPromise<Dispute[]> {
-    return this.run.call(operations.retrieve, S.schemas, [reportReference], undefined, options);
+    return this.run.call(operations.retrieve, [reportReference], undefined, options);
   }
 }

@@ -7,7 +7,7 @@ import type { Sleep } from '../core/retry-timing.js';
 import type { Scope } from '../core/scopes.js';
 import type { BearerSource, Transport } from '../core/transport.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
-import type { OperationDeclaration, OperationSchemas, SchemaTable } from '../core/operation.js';
+import type { OperationDeclaration, OperationSchemas } from '../core/operation.js';
 import { scopeNotGranted } from './granted-scopes.js';
 
 /** What the operations of one client or customer session run with. */
@@ -46,19 +46,19 @@ export class OperationRunner {
    * One call of operation `key` of the namespace module `ns`: `params` for the path template,
    * `input` the body or query, `options` per call.
    */
-  call<Data>(op: OperationDeclaration, schemas: SchemaTable, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
-    return makeAPIPromise(this.#send(op, schemas, params, input, options) as Promise<WithResponse<Data>>);
+  call<Data>(op: OperationDeclaration, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
+    return makeAPIPromise(this.#send(op, params, input, options) as Promise<WithResponse<Data>>);
   }
 
   /** A paged call: the first page at once, the rest as the iteration asks for them. */
-  paged<Page, Item>(op: OperationDeclaration, schemas: SchemaTable, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
+  paged<Page, Item>(op: OperationDeclaration, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
     const start = typeof query?.page === 'number' && Number.isInteger(query.page) && query.page >= 1 ? query.page : 1;
     return makePagePromise<Page, Item>({
       first: start,
       // A caller's idempotency key goes with the first page only; later pages are new calls with fresh keys.
       fetch: (page, isFirst) => {
         const pageOptions = isFirst || options?.idempotencyKey === undefined ? options : { ...options, idempotencyKey: undefined };
-        return this.#send(op, schemas, params, isFirst ? query : { ...query, page }, pageOptions) as Promise<WithResponse<Page>>;
+        return this.#send(op, params, isFirst ? query : { ...query, page }, pageOptions) as Promise<WithResponse<Page>>;
       },
       items: (page) => {
         const list = (page as Record<string, unknown> | null)?.[op.pagedItems ?? 'items'];
@@ -68,8 +68,8 @@ export class OperationRunner {
     });
   }
 
-  async #send(op: OperationDeclaration, table: SchemaTable, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
-    const schemas = table[op.name]!;
+  async #send(op: OperationDeclaration, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
+    const schemas = op.schemas;
     const template = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
     let path = template;
     const issues = await paramIssues(op, schemas, params);
@@ -84,7 +84,7 @@ export class OperationRunner {
         path,
         body: op.input === 'body' ? input : undefined,
         query: op.input === 'query' || op.input === 'optional-query' ? (input as Record<string, unknown> | undefined) : undefined,
-        schemas: { request: schemas.body, query: schemas.query, response: schemas.response, reshape: schemas.reshape },
+        schemas,
         envelope: true,
         secretRequestFields: op.secretRequestFields,
         secretResponseFields: op.secretResponseFields,
@@ -102,8 +102,8 @@ export class OperationRunner {
    * the client, a scope the customer did not grant, a bad path parameter), rejected as the call
    * would: for waits that poll `op` and must refuse at once, not at their first poll.
    */
-  async check(op: OperationDeclaration, table: SchemaTable, params: readonly unknown[]): Promise<void> {
-    const schemas = table[op.name]!;
+  async check(op: OperationDeclaration, params: readonly unknown[]): Promise<void> {
+    const schemas = op.schemas;
     this.#precheck(op, this.#bearer(op), await paramIssues(op, schemas, params), undefined);
   }
 

@@ -22,8 +22,8 @@ export interface SavingsTransactionPage extends z.output<typeof S.savingsTransac
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  list: defineOperation({ name: 'savings.list', method: 'GET', path: '/savings', token: 'customer', scopes: OPERATION_SCOPES['savings.list'], input: 'none', source: '§14.1', completeness: 'full' }),
-  transactions: defineOperation({ name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', token: 'customer', scopes: OPERATION_SCOPES['savings.transactions.list'], input: 'optional-query', pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
+  list: defineOperation({ name: 'savings.list', schemas: S.schemas['savings.list'], method: 'GET', path: '/savings', token: 'customer', scopes: OPERATION_SCOPES['savings.list'], input: 'none', source: '§14.1', completeness: 'full' }),
+  transactions: defineOperation({ name: 'savings.transactions.list', schemas: S.schemas['savings.transactions.list'], method: 'GET', path: '/savings/{savings_id}/transactions', token: 'customer', scopes: OPERATION_SCOPES['savings.transactions.list'], input: 'optional-query', pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
 };
 
 /**
@@ -46,7 +46,7 @@ export class SavingsTransactions extends Resource {
    * ```
    */
   list(savingsId: PathParam, query?: SavingsTransactionListParams, options?: RequestOptions): PagePromise<SavingsTransactionPage, SavingsTransaction> {
-    return this.run.paged(operations.transactions, S.schemas, [savingsId], query as Record<string, unknown> | undefined, options);
+    return this.run.paged(operations.transactions, [savingsId], query as Record<string, unknown> | undefined, options);
   }
 }
 
@@ -69,6 +69,6 @@ export class SavingsResource extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<SavingsList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<SavingsList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, S.schemas, [], input, options);
+    return this.run.call(operations.list, [], input, options);
   }
 }

@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/call-options.js';
+import { MAX_TIMER_MS } from '../core/retry-timing.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { AbortError, type OpenBankingError, TransferPendingError, ValidationError, type ValidationIssue } from '../errors/index.js';
 import { defineOperation } from '../core/operation.js';
@@ -40,9 +41,9 @@ export interface WaitForCompletionOptions {
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  enquiry: defineOperation({ name: 'transfers.enquiry', method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: OPERATION_SCOPES['transfers.enquiry'], input: 'body', source: '§8.1', completeness: 'full' }),
-  create: defineOperation({ name: 'transfers.create', method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: OPERATION_SCOPES['transfers.create'], input: 'body', source: '§8.2', completeness: 'partial', unofficial: true }),
-  retrieve: defineOperation({ name: 'transfers.retrieve', method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: OPERATION_SCOPES['transfers.retrieve'], input: 'none', source: '§8.3', completeness: 'full' }),
+  enquiry: defineOperation({ name: 'transfers.enquiry', schemas: S.schemas['transfers.enquiry'], method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: OPERATION_SCOPES['transfers.enquiry'], input: 'body', source: '§8.1', completeness: 'full' }),
+  create: defineOperation({ name: 'transfers.create', schemas: S.schemas['transfers.create'], method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: OPERATION_SCOPES['transfers.create'], input: 'body', source: '§8.2', completeness: 'partial', unofficial: true }),
+  retrieve: defineOperation({ name: 'transfers.retrieve', schemas: S.schemas['transfers.retrieve'], method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: OPERATION_SCOPES['transfers.retrieve'], input: 'none', source: '§8.3', completeness: 'full' }),
 };
 
 /**
@@ -57,7 +58,7 @@ export class Transfers extends Resource {
    * `ob`, the customer's token on a session).
    */
   enquiry(body: NameEnquiryParams, options?: RequestOptions): APIPromise<NameEnquiry> {
-    return this.run.call(operations.enquiry, S.schemas, [], body, options);
+    return this.run.call(operations.enquiry, [], body, options);
   }
 
   /**
@@ -78,12 +79,12 @@ export class Transfers extends Resource {
    * ```
    */
   create(body: CreateTransferParams, options?: RequestOptions): APIPromise<Transfer> {
-    return this.run.call(operations.create, S.schemas, [], body, options);
+    return this.run.call(operations.create, [], body, options);
   }
 
   /** A transfer's status (`GET /transactions/{batch_reference}`, customer token, scope `transfers.transactions.query`). */
   retrieve(batchReference: PathParam, options?: RequestOptions): APIPromise<TransferStatus> {
-    return this.run.call(operations.retrieve, S.schemas, [batchReference], undefined, options);
+    return this.run.call(operations.retrieve, [batchReference], undefined, options);
   }
 
   /**
@@ -108,7 +109,7 @@ export class Transfers extends Resource {
     // What transfers.create returned, or its batch_reference; none refuses the wait like a bad reference.
     const batchReference = (typeof transfer === 'object' && transfer !== null ? transfer.batch_reference : transfer) as PathParam;
     // What every poll would be refused for refuses the wait at once, before its first gap.
-    await this.run.check(operations.retrieve, S.schemas, [batchReference]);
+    await this.run.check(operations.retrieve, [batchReference]);
     return waitForTransfer((poll) => this.retrieve(batchReference, poll), this.run.clock, batchReference, options);
   }
 }
@@ -186,7 +187,7 @@ async function pollBefore<T>(read: (options: RequestOptions) => Promise<T>, ms: 
   const timer = setTimeout(() => {
     expired = true;
     stop.abort();
-  }, Math.min(ms, 2_147_483_647));
+  }, Math.min(ms, MAX_TIMER_MS));
   const onAbort = () => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
