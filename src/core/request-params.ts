@@ -98,7 +98,7 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
  */
 export function sendRequest(transport: Transport, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource, urlTemplate: string): Promise<WithResponse<unknown>> {
   const secretRequestFields = Array.isArray(params?.secretFields) ? params.secretFields : DEFAULT_REQUEST_SECRET_FIELDS;
-  return transport.send({ method: params?.method, path: params?.path, query: params?.query, body: params?.body, secretRequestFields, bearer, name: 'request', urlTemplate }, options, () => {
+  return transport.send({ declared: { name: 'request', method: params?.method, secretRequestFields }, path: params?.path, urlTemplate, query: params?.query, body: params?.body, bearer }, options, () => {
     const issues = checkRequestParams(params);
     if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
   });

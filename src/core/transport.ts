@@ -8,7 +8,7 @@ import { type CallObservation, observeCall } from './call-observation.js';
 import { describeType } from './checks.js';
 import type { PipelineConfig } from './config.js';
 import { decodeSuccess, issuesOf } from './decode.js';
-import type { OperationSchemas } from './operation.js';
+import type { OperationDeclaration } from './operation.js';
 import { FieldCrypto } from './field-crypto.js';
 import { type BearerSource, type Exchange, type HttpMethod, noAnswer, renewalBackoff, send } from './http.js';
 import { parseJson, redirectMessage } from './response.js';
@@ -20,27 +20,19 @@ export type { RequestOptions } from './call-options.js';
 export type { Envelope } from './api-promise.js';
 export type { BearerSource, HttpMethod } from './http.js';
 
-/** One API operation: what the pipeline needs to send it and read its answer. */
+/** What the pipeline reads of an operation: a typed operation's declaration as it is, or `ob.request`'s. */
+export type Declared = Pick<OperationDeclaration, 'name' | 'method'> & Partial<Pick<OperationDeclaration, 'schemas' | 'secretRequestFields' | 'secretResponseFields'>>;
+
+/** One call of an operation: its declaration, the path filled in, what it sends, its token. */
 export interface Operation {
-  method: HttpMethod;
+  declared: Declared;
   /** Path under the base URL, starting with `/`, already encoded. */
   path: string;
+  /** The path template events and traces show (`/accounts/{account_number}`). */
+  urlTemplate: string;
   query?: Record<string, unknown> | undefined;
   body?: unknown;
-  /** The zod schemas: the body and the query are validated before anything is sent, `data` of a 2xx answer after (unknown fields kept). */
-  schemas?: OperationSchemas | undefined;
-  /** A 2xx body must be the `{status, message, data}` envelope. */
-  envelope?: boolean;
-  /** Top-level request fields the cipher encrypts. */
-  secretRequestFields?: readonly string[] | undefined;
-  /** Response fields (dotted paths into `data`, `*` for every array item) the cipher decrypts. */
-  secretResponseFields?: readonly string[] | undefined;
-  /** Where the bearer token comes from. */
   bearer: BearerSource;
-  /** How events and traces name it: the typed name, or `'request'`. */
-  name?: string | undefined;
-  /** The path template events and traces show (`/accounts/{account_number}`); default `path`. */
-  urlTemplate?: string | undefined;
 }
 
 /**
@@ -71,44 +63,45 @@ export class Transport {
   send(op: Operation, callOptions: RequestOptions | undefined, precheck?: () => void): Promise<WithResponse<unknown>> {
     const o = this.#options;
     if (!o.events.active) return this.#send(op, callOptions, precheck, undefined);
-    return observeCall(o, op, callOptions, (observe) => this.#send(op, callOptions, precheck, observe));
+    return observeCall(o, { name: op.declared.name, method: op.declared.method, urlTemplate: op.urlTemplate }, callOptions, (observe) => this.#send(op, callOptions, precheck, observe));
   }
 
   async #send(op: Operation, callOptions: RequestOptions | undefined, precheck: (() => void) | undefined, observe: CallObservation | undefined): Promise<WithResponse<unknown>> {
     const o = this.#options;
+    const { schemas, secretRequestFields, secretResponseFields, method } = op.declared;
     precheck?.();
     const optionIssues = checkCallOptions(callOptions, o.headerNames.idempotencyKey);
     if (optionIssues.length > 0) throw new ValidationError('Invalid request options', optionIssues);
     const call = callOptions ?? {};
 
     // 1. Body and query, validated before anything is sent.
-    if (op.schemas?.body && op.body !== undefined) {
+    if (schemas?.body && op.body !== undefined) {
       const notPlain = nonPlainObjects(op.body);
       if (notPlain.length > 0) throw new ValidationError('Invalid request body', notPlain);
     }
-    const body = await validate(op.schemas?.body, op.body, 'Invalid request body', '');
+    const body = await validate(schemas?.body, op.body, 'Invalid request body', '');
     if (body !== undefined) {
       const problems = jsonIssues(body);
       if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
     }
-    const query = encodeQuery((await validate(op.schemas?.query, op.query, 'Invalid query', 'query')) as Record<string, unknown> | undefined);
+    const query = encodeQuery((await validate(schemas?.query, op.query, 'Invalid query', 'query')) as Record<string, unknown> | undefined);
     const idempotencyKey = call.idempotencyKey ?? observe?.start.idempotencyKey ?? uuid();
 
     // 2. Secret fields encrypted once (remembered under the key), so every attempt carries the same bytes.
-    const sent = await this.#crypto.encryptRequest(body, op.secretRequestFields, idempotencyKey);
+    const sent = await this.#crypto.encryptRequest(body, secretRequestFields, idempotencyKey);
     const payload = sent === undefined ? undefined : JSON.stringify(sent);
 
     // 3. The signature: once per logical call, masked wherever a text quotes it.
     const signed = computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
     const signature = typeof signed === 'string' ? signed : await signed; // Node hashes synchronously: no microtask hop
     rememberSignature(signature);
-    const secrets = sentSecrets(op.secretRequestFields, [body, sent], signature);
+    const secrets = sentSecrets(secretRequestFields, [body, sent], signature);
 
     // 4. Send through ky: token, rate budget, retries with the same key and bytes, 401 renewal.
     const signal = call.signal;
     if (signal?.aborted) throw new AbortError('The request was aborted before it was sent', { idempotencyKey });
     const ex: Exchange = {
-      method: op.method,
+      method,
       path: op.path,
       idempotencyKey,
       signal,
@@ -138,8 +131,9 @@ export class Transport {
     const { response, text } = answer;
 
     // 5. Decode, validate, decrypt.
-    const decoded = await decodeSuccess(response, text, op.envelope === true, op.schemas, idempotencyKey, secrets);
-    await this.#crypto.decryptResponse(decoded.data, op.secretResponseFields, idempotencyKey);
+    // A typed operation's 2xx body is the `{status, message, data}` envelope; `ob.request` reads any JSON.
+    const decoded = await decodeSuccess(response, text, schemas !== undefined, schemas, idempotencyKey, secrets);
+    await this.#crypto.decryptResponse(decoded.data, secretResponseFields, idempotencyKey);
     return { data: decoded.data, envelope: decoded.envelope, response, idempotencyKey };
   }
 }

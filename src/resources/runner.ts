@@ -80,17 +80,12 @@ export class OperationRunner {
     const bearer = this.#bearer(op);
     return this.#ctx.transport.send(
       {
-        method: op.method,
+        declared: op,
         path,
+        urlTemplate: template,
         body: op.input === 'body' ? input : undefined,
         query: op.input === 'query' || op.input === 'optional-query' ? (input as Record<string, unknown> | undefined) : undefined,
-        schemas,
-        envelope: true,
-        secretRequestFields: op.secretRequestFields,
-        secretResponseFields: op.secretResponseFields,
         bearer: bearer ?? NO_BEARER,
-        name: op.name,
-        urlTemplate: template,
       },
       options,
       () => this.#precheck(op, bearer, issues, input),
