@@ -7,9 +7,9 @@ import type { FetchRegistrationParams, RegisterParams, Registration } from './au
 import { fetchRegistration, register } from './auth/register.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './core/api-promise.js';
 import type { BearerSource } from './core/http.js';
-import type { RequestOptions } from './core/call-options.js';
+import type { RequestOptions } from './core/validation.js';
 import { type RequestParams, sendRequest } from './core/request-params.js';
-import type { Scope } from './core/scopes.js';
+import type { Scope } from './core/config.js';
 import { Transport } from './core/transport.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
 import type { FleetStore } from './core/store.js';

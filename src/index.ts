@@ -5,7 +5,7 @@
 export { OpenBanking, type RequestParams } from './client.js';
 export type { ClientOptions, Environment, Endpoints, HeaderNames, Hosts, RateLimit, RateLimitOption } from './options.js';
 export { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, SANDBOX_HOSTS, PUBLISHED_RATE_LIMITS } from './options.js';
-export type { RequestOptions } from './core/call-options.js';
+export type { RequestOptions } from './core/validation.js';
 export type { HttpMethod } from './core/http.js';
 export type {
   CallEndEvent,
@@ -22,13 +22,13 @@ export type {
   TokenGrant,
 } from './core/event-types.js';
 export type { APIPromise, Envelope, WithResponse } from './core/api-promise.js';
-export type { PagePromise } from './core/page-promise.js';
-export { OPERATION_SCOPES, type OperationName } from './core/scopes.js';
-export type { TokenKind } from './core/operation.js';
+export type { PagePromise } from './core/api-promise.js';
+export { OPERATION_SCOPES, type OperationName } from './core/config.js';
+export type { TokenKind } from './core/transport.js';
 export type { Logger, LogLevel } from './core/logger.js';
-export type { SignatureEncoding } from './core/signature.js';
+export type { SignatureEncoding } from './core/config.js';
 export type { Sleep } from './core/retry-timing.js';
-export { SCOPES, type Scope, type ScopeInput } from './core/scopes.js';
+export { SCOPES, type Scope, type ScopeInput } from './core/config.js';
 export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/tokens.js';
 export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './core/store.js';
 export {

@@ -1,12 +1,12 @@
 import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/tokens.js';
 import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
-import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
-import { HEADER_NAME } from './core/call-options.js';
+import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/validation.js';
+import { HEADER_NAME } from './core/validation.js';
 import { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type HeaderNames, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
 import { defaultSleep, type Sleep } from './core/retry-timing.js';
-import { type Scope, SCOPES } from './core/scopes.js';
-import type { SignatureEncoding } from './core/signature.js';
+import { type Scope, SCOPES } from './core/config.js';
+import type { SignatureEncoding } from './core/config.js';
 import { FleetLink } from './fleet/link.js';
 import { EventHub } from './core/events.js';
 import { rememberSecret } from './core/redact.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RenewalBackoff } from '../src/core/renewal-backoff.js';
+import { RenewalBackoff } from '../src/core/retry-timing.js';
 import { parseRetryAfterMs, RETRY_STATUSES } from '../src/core/retry-timing.js';
 
 // The timing the SDK hands to ky's retry (DESIGN "defaults", "what is retried", "401 renewal"); the backoff itself is ky's, seen in test/defaults.test.ts.

@@ -1,6 +1,6 @@
 import { OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
-import { isLoopbackHost } from '../core/loopback.js';
-import type { ScopeInput } from '../core/scopes.js';
+import { isLoopbackHost } from '../core/validation.js';
+import type { ScopeInput } from '../core/config.js';
 
 // The browser-safe half of the authorization-code flow, without oauth4webapi: the authorization
 // request's types and argument checks, and reading the callback. With `authorization-request.ts`

@@ -1,5 +1,5 @@
 import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
+import type { RequestOptions } from '../core/validation.js';
 import type { BearerSource } from '../core/http.js';
 import type { RequestParams } from '../core/request-params.js';
 import { ConsentEndedError, OAuthError, ValidationError } from '../errors/index.js';

@@ -4,10 +4,10 @@ import { AbortError, ConnectionError } from '../errors/local.js';
 import { OAuthError } from '../errors/oauth.js';
 import type { EventHub } from '../core/events.js';
 import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
-import { isLoopbackHost } from '../core/loopback.js';
+import { isLoopbackHost } from '../core/validation.js';
 import { maskText, rememberToken } from '../core/redact.js';
 import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/response.js';
-import { observeGrant } from '../core/call-observation.js';
+import { observeGrant } from '../core/events.js';
 
 // The grants at the identity host's token endpoints (client credentials, authorization code,
 // refresh), made by oauth4webapi with the SDK's ky as its fetch: what a grant runs with, its

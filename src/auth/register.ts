@@ -1,4 +1,4 @@
-import { toBase64 } from '../core/signature.js';
+import { toBase64 } from '../core/field-crypto.js';
 import { registrationRequestSchema } from '../schemas/registration.js';
 import {
   AbortError,
@@ -10,12 +10,12 @@ import {
   ValidationError,
   isOpenBankingError,
 } from '../errors/index.js';
-import { checkNumber, checkTimeout, checkUrl, IssueList } from '../core/checks.js';
+import { checkNumber, checkTimeout, checkUrl, IssueList } from '../core/validation.js';
 import { DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, SANDBOX_HOSTS } from '../core/config.js';
 import { type Exchange, type HttpMethod, noAnswer, send } from '../core/http.js';
 import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
 import { maskText } from '../core/redact.js';
-import { toIssues } from '../core/zod-issues.js';
+import { toIssues } from '../core/validation.js';
 import { identityRedirect } from './grant.js';
 import { type FetchRegistrationParams, normaliseRegistration, presentString, type RegisterParams, type Registration, type RegistrationConnection } from './registration.js';
 

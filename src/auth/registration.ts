@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import type { registrationRequestSchema } from '../schemas/registration.js';
 import { ResponseValidationError, type ValidationIssue } from '../errors/index.js';
-import { isRecord } from '../core/checks.js';
+import { isRecord } from '../core/validation.js';
 import type { Endpoints, Environment } from '../core/config.js';
 
 // The registration's shapes and how an answer becomes a `Registration`: light, and exported by the

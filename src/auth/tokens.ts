@@ -1,6 +1,6 @@
 import type { BearerSource } from '../core/http.js';
 import { rememberToken } from '../core/redact.js';
-import { scopeList } from '../core/scopes.js';
+import { scopeList } from '../core/config.js';
 import { type FleetAccess, MemoryFleetStore, pause } from '../core/store.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { GrantContext, TokenSet } from './grant.js';

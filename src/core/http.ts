@@ -3,7 +3,7 @@ import { OpenBankingError, withIdempotencyKey } from '../errors/base.js';
 import { AbortError, ConnectionError, ResponseTooLargeError, TimeoutError } from '../errors/local.js';
 import type { LeveledLogger } from './logger.js';
 import { type CallSecrets, redactHeaders, maskText } from './redact.js';
-import { RenewalBackoff } from './renewal-backoff.js';
+import { RenewalBackoff } from './retry-timing.js';
 import { describeNetworkFailure, isRedirect, scrubCause } from './response.js';
 import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, MAX_TIMER_MS, parseRetryAfterMs, RETRY_STATUSES } from './retry-timing.js';
 

@@ -1,10 +1,10 @@
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { WithResponse } from './api-promise.js';
 import type { BearerSource } from './http.js';
-import type { RequestOptions } from './call-options.js';
-import { describeType } from './checks.js';
+import type { RequestOptions } from './validation.js';
+import { describeType } from './validation.js';
 import type { HttpMethod } from './http.js';
-import { type Scope, SCOPES } from './scopes.js';
+import { type Scope, SCOPES } from './config.js';
 import type { Transport } from './transport.js';
 
 /**

@@ -1,22 +1,17 @@
 import type * as z from 'zod/mini';
-import { AbortError, ApiError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { AbortError, ApiError, ValidationError, type ValidationIssue, ResponseValidationError } from '../errors/index.js';
 import { isHTTPError } from 'ky';
 import { v4 as uuid } from 'uuid';
-import { type APIPromise, makeAPIPromise, type WithResponse } from './api-promise.js';
-import { checkCallOptions, type RequestOptions } from './call-options.js';
-import { type CallObservation, observeCall } from './call-observation.js';
-import { describeType } from './checks.js';
-import type { PipelineConfig } from './config.js';
-import { decodeSuccess, issuesOf } from './decode.js';
-import type { OperationDeclaration } from './operation.js';
-import { FieldCrypto } from './field-crypto.js';
+import { type APIPromise, makeAPIPromise, type WithResponse, type Envelope } from './api-promise.js';
+import { checkCallOptions, type RequestOptions, describeType, jsonIssues, nonPlainObjects, toIssues } from './validation.js';
+import { type CallObservation, observeCall } from './events.js';
+import type { PipelineConfig, Endpoints, Scope } from './config.js';
+import { FieldCrypto, computeSignature } from './field-crypto.js';
 import { type BearerSource, type Exchange, type HttpMethod, noAnswer, renewalBackoff, send } from './http.js';
 import { parseJson, redirectMessage } from './response.js';
-import { jsonIssues, nonPlainObjects } from './json-body.js';
-import { rememberSignature, sentSecrets } from './redact.js';
-import { computeSignature } from './signature.js';
+import { rememberSignature, sentSecrets, type CallSecrets } from './redact.js';
 
-export type { RequestOptions } from './call-options.js';
+export type { RequestOptions } from './validation.js';
 export type { Envelope } from './api-promise.js';
 export type { BearerSource, HttpMethod } from './http.js';
 
@@ -197,4 +192,125 @@ function encodeQuery(query: Record<string, unknown> | undefined): string {
   if (issues.length > 0) throw new ValidationError('Invalid query', issues);
   const text = params.toString();
   return text ? `?${text}` : '';
+}
+
+/** The issues of a failed parse of `input`, paths under `prefix`. */
+export async function issuesOf(error: z.core.$ZodError, input: unknown, prefix = ''): Promise<ValidationIssue[]> {
+  return toIssues(error, input, prefix);
+}
+
+/** A 2xx answer, decoded: `data` validated against its schema (unknown fields kept), the envelope as sent. */
+export interface Decoded {
+  data: unknown;
+  envelope: Envelope<unknown> | undefined;
+}
+
+/**
+ * Reads a 2xx body: JSON, the `{status, message, data}` envelope when `envelope` is set (success is
+ * decided by the HTTP status alone, never by `status` or `message`), then `data` through `reshape`
+ * and the `response` schema.
+ * Anything else rejects with {@link ResponseValidationError} carrying the raw body.
+ */
+export async function decodeSuccess(
+  response: Response,
+  text: string,
+  envelope: boolean,
+  schemas: Pick<OperationSchemas, 'response' | 'reshape'> | undefined,
+  idempotencyKey: string,
+  secrets?: CallSecrets,
+): Promise<Decoded> {
+  const schema = schemas?.response;
+  const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey, secretFields: secrets?.fields, secretValues: secrets?.values });
+  if (text.trim() === '') {
+    if (envelope || schema) throw invalid([{ path: '', message: 'the body is empty', code: 'empty_body' }]);
+    return { data: undefined, envelope: undefined };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid([{ path: '', message: `the body is not JSON (content-type: ${response.headers.get('content-type') ?? 'none'})`, code: 'invalid_json' }]);
+  }
+  const isEnvelope = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'data' in parsed;
+  if (envelope && !isEnvelope) throw invalid([{ path: 'data', message: 'the {status, message, data} envelope is missing', code: 'invalid_envelope' }]);
+  const sent = isEnvelope ? (parsed as Envelope<unknown>) : undefined;
+  let data: unknown = sent ? sent.data : parsed;
+  if (schema) {
+    if (schemas.reshape) data = schemas.reshape(data);
+    const result = schema.safeParse(data);
+    if (!result.success) throw invalid(await issuesOf(result.error, data, 'data'));
+    data = result.data;
+  }
+  return { data, envelope: sent };
+}
+
+/**
+ * Which token an operation is sent with: `client` (client credentials), `customer` (the token of
+ * a session from `ob.forCustomer`; on `ob` the call rejects unsent), or `both` (client credentials
+ * on `ob`, the customer's token on a session).
+ * @group Client
+ */
+export type TokenKind = 'client' | 'customer' | 'both';
+
+/**
+ * One provider operation, declared beside its method under `resources/`: everything the core needs
+ * to send it, and the docs to describe it.
+ */
+export interface OperationDeclaration<Name extends string = string> {
+  /** The method's name under the client, e.g. `'accounts.balances.retrieve'`: the key of `OPERATION_SCOPES`. */
+  readonly name: Name;
+  readonly method: HttpMethod;
+  /** Path template under the base URL, as the operations table (`docs/operations.md`) writes it; `{name}` segments are the positional path parameters, in order. */
+  readonly path: string;
+  /** The `endpoints` option that overrides the path (unofficial paths only). */
+  readonly endpoint?: keyof Endpoints;
+  /** The token it is sent with. */
+  readonly token: TokenKind;
+  /** The scopes it asks for by default (the `operationScopes` option overrides them). */
+  readonly scopes: readonly Scope[];
+  /** What the argument after the path parameters is: a JSON body, a query (required or optional), or nothing. */
+  readonly input: 'body' | 'query' | 'optional-query' | 'none';
+  /** Top-level body fields the cipher encrypts. */
+  readonly secretRequestFields?: readonly string[];
+  /** Fields of `data` the cipher decrypts (dotted, `*` for array items). */
+  readonly secretResponseFields?: readonly string[];
+  /** The array member of `data` a paged operation iterates over. */
+  readonly pagedItems?: string;
+  /** Where the operation is documented, e.g. `'§7.3'` of the provider reference. */
+  readonly source: string;
+  /** How much of it the provider documents. */
+  readonly completeness: 'full' | 'partial';
+  /** The path or body is not from the provider's own pages. */
+  readonly unofficial?: boolean;
+  /** The path parameters' names, read from `path`. */
+  readonly params: readonly string[];
+  /** Its zod schemas, from the namespace's module under `schemas/`: a missing one does not compile. */
+  readonly schemas: OperationSchemas;
+}
+
+/** An operation's zod schemas: the very objects the client validates with. */
+export interface OperationSchemas {
+  /** The path parameters by name (the template's `{name}`s), checked before anything is sent. */
+  params?: z.ZodMiniType;
+  /** The JSON body, checked before anything is sent. */
+  body?: z.ZodMiniType;
+  /** The query, checked before anything is sent. */
+  query?: z.ZodMiniType;
+  /** `data` of a 2xx answer (unknown fields kept). */
+  response?: z.ZodMiniType;
+  /**
+   * Reads a shape of `data` the provider sends besides the documented one (a bare array, a lone
+   * object, `loans` for `savings`: see `docs/operations.md`) as the documented one, before `response`
+   * checks it. A plain function, not a zod transform, so that `response` describes the data.
+   */
+  reshape?: (data: unknown) => unknown;
+}
+
+/** A namespace's schemas by operation name. */
+export type SchemaTable = Readonly<Record<string, OperationSchemas>>;
+
+/** Declares an operation: its path parameters are read from the template. */
+export function defineOperation<const Name extends string>(spec: { readonly name: Name } & Omit<OperationDeclaration, 'params' | 'name'>): OperationDeclaration<Name> {
+  const params = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  return Object.freeze({ ...spec, params: Object.freeze(params) });
 }

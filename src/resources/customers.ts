@@ -1,8 +1,8 @@
 import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
+import type { RequestOptions } from '../core/validation.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/customers.js';
 import { noInput, Resource } from './resource.js';
 

@@ -1,4 +1,4 @@
-import type { OperationDeclaration } from '../core/operation.js';
+import type { OperationDeclaration } from '../core/transport.js';
 import { operations as accounts } from './accounts.js';
 import { operations as bills } from './bills.js';
 import { operations as cards } from './cards.js';
@@ -8,7 +8,7 @@ import { operations as disputes } from './disputes.js';
 import { operations as savings } from './savings.js';
 import { operations as transfers } from './transfers.js';
 
-export { OPERATION_SCOPES, type OperationName } from '../core/scopes.js';
+export { OPERATION_SCOPES, type OperationName } from '../core/config.js';
 
 /** Every typed operation's declaration, in the order of the provider reference. */
 export const OPERATIONS = [

@@ -1,4 +1,4 @@
-import type { RequestOptions } from '../core/call-options.js';
+import type { RequestOptions } from '../core/validation.js';
 import type { OperationRunner } from './runner.js';
 
 /**

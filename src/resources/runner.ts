@@ -1,13 +1,13 @@
 import { makeAPIPromise, type APIPromise, type WithResponse } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
+import type { RequestOptions } from '../core/validation.js';
 import type { Endpoints } from '../core/config.js';
-import { makePagePromise, type PagePromise, summaryPages } from '../core/page-promise.js';
-import { issuesOf } from '../core/decode.js';
+import { makePagePromise, type PagePromise, summaryPages } from '../core/api-promise.js';
+import { issuesOf } from '../core/transport.js';
 import type { Sleep } from '../core/retry-timing.js';
-import type { Scope } from '../core/scopes.js';
+import type { Scope } from '../core/config.js';
 import type { BearerSource, Transport } from '../core/transport.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
-import type { OperationDeclaration, OperationSchemas } from '../core/operation.js';
+import type { OperationDeclaration, OperationSchemas } from '../core/transport.js';
 import { scopeNotGranted } from './granted-scopes.js';
 
 /** What the operations of one client or customer session run with. */

@@ -1,11 +1,11 @@
 import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
+import type { RequestOptions } from '../core/validation.js';
 import { MAX_TIMER_MS } from '../core/retry-timing.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { AbortError, type OpenBankingError, TransferPendingError, ValidationError, type ValidationIssue } from '../errors/index.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from './resource.js';
