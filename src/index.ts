@@ -128,7 +128,7 @@ export {
   type SavingsTransactionListParams,
   type SavingsTransactionPage,
 } from './resources/savings.js';
-export { Resource } from './resources/resource.js';
+export { Resource } from './resources/runner.js';
 export {
   AbortError,
   ApiError,

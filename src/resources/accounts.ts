@@ -5,7 +5,7 @@ import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import type { PagePromise } from '../core/api-promise.js';
 import * as S from '../schemas/accounts.js';
-import { noInput, Resource } from './resource.js';
+import { noInput, Resource } from './runner.js';
 import type { OperationRunner } from './runner.js';
 
 /** Body of `ob.accounts.create` (no field is flagged required by the provider). @group Accounts */

@@ -4,7 +4,7 @@ import type { RequestOptions } from '../core/validation.js';
 import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/cards.js';
-import { noInput, Resource } from './resource.js';
+import { noInput, Resource } from './runner.js';
 
 /** Body of `ob.cards.create`, from the spec's table. @group Cards */
 export interface CreateCardParams extends z.input<typeof S.createCardSchema> {}

@@ -4,7 +4,7 @@ import type { RequestOptions } from '../core/validation.js';
 import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/customers.js';
-import { noInput, Resource } from './resource.js';
+import { noInput, Resource } from './runner.js';
 
 /** The customer a token belongs to: every member optional and nullable, unknown fields kept. @group Customers */
 export interface Customer extends z.output<typeof S.customerSchema> {}

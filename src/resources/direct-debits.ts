@@ -5,7 +5,7 @@ import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/direct-debits.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './resource.js';
+import { noInput, Resource } from './runner.js';
 
 /** Body of `directDebits.create` (**partial**: from the provider's guide). @group Direct debits */
 export interface CreateMandateParams extends z.input<typeof S.createMandateSchema> {}

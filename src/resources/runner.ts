@@ -1,14 +1,9 @@
-import { makeAPIPromise, type APIPromise, type WithResponse } from '../core/api-promise.js';
+import { makeAPIPromise, type APIPromise, type WithResponse, makePagePromise, type PagePromise, summaryPages } from '../core/api-promise.js';
 import type { RequestOptions } from '../core/validation.js';
-import type { Endpoints } from '../core/config.js';
-import { makePagePromise, type PagePromise, summaryPages } from '../core/api-promise.js';
-import { issuesOf } from '../core/transport.js';
+import type { Endpoints, Scope } from '../core/config.js';
+import { issuesOf, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
 import type { Sleep } from '../core/retry-timing.js';
-import type { Scope } from '../core/config.js';
-import type { BearerSource, Transport } from '../core/transport.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
-import type { OperationDeclaration, OperationSchemas } from '../core/transport.js';
-import { scopeNotGranted } from './granted-scopes.js';
 
 /** What the operations of one client or customer session run with. */
 export interface RunnerContext {
@@ -141,3 +136,59 @@ const NO_BEARER: BearerSource = {
   token: () => Promise.reject(new Error('unreachable: the precheck refuses the call')),
   renew: () => Promise.resolve(undefined),
 };
+
+/**
+ * A namespace of operations (`ob.cards`, `session.accounts`, …): thin methods over the runner that
+ * the client or customer session built it with. The runner is held privately, so printing a
+ * namespace shows no part of the client.
+ */
+export abstract class Resource {
+  readonly #runner: OperationRunner;
+
+  /** @internal */
+  constructor(runner: OperationRunner) {
+    this.#runner = runner;
+  }
+
+  /** @internal The runner this namespace's methods call. */
+  protected get run(): OperationRunner {
+    return this.#runner;
+  }
+
+  /** A view for logs: the namespace's name only. */
+  toJSON(): Record<string, unknown> {
+    return { namespace: this.constructor.name };
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `${this.constructor.name} {}`;
+  }
+}
+
+/**
+ * The arguments of a method whose operation takes no input: `list(options)` or `list(undefined,
+ * options)` (per-call options second, like every other method) → `[input, options]`.
+ */
+export function noInput(first: unknown, second: RequestOptions | undefined): [unknown, RequestOptions | undefined] {
+  return second === undefined ? [undefined, first as RequestOptions | undefined] : [first, second];
+}
+
+/**
+ * The refusal of a typed operation the customer's consent does not cover: the operation's scopes
+ * (after `operationScopes`) that the token set's `scope` does not list. Undefined when all are
+ * granted, or when the set carries no `scope` (nothing to check against).
+ */
+export function scopeNotGranted(operation: string, needed: readonly string[], granted: readonly string[] | undefined): ValidationError | undefined {
+  if (granted === undefined) return undefined;
+  const missing = needed.filter((scope) => !granted.includes(scope));
+  if (missing.length === 0) return undefined;
+  const list = missing.join(' ');
+  return new ValidationError(`${operation} needs a scope the customer's consent did not grant`, [
+    {
+      path: '',
+      message: `${operation} needs the scope ${list}, which the customer's token does not carry: add it to the consent request (OPERATION_SCOPES['${operation}']) and have the customer consent again, or override it with the operationScopes option`,
+      code: 'scope_not_granted',
+    },
+  ]);
+}

@@ -6,7 +6,7 @@ import { OPERATION_SCOPES } from '../core/config.js';
 import type { PagePromise } from '../core/api-promise.js';
 import * as S from '../schemas/savings.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './resource.js';
+import { noInput, Resource } from './runner.js';
 import type { OperationRunner } from './runner.js';
 
 /** A savings plan. @group Savings */

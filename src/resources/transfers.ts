@@ -8,7 +8,7 @@ import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
-import { Resource } from './resource.js';
+import { Resource } from './runner.js';
 
 /** Body of `transfers.enquiry`: the destination bank code and account number. @group Transfers */
 export interface NameEnquiryParams extends z.input<typeof S.nameEnquirySchema> {}
