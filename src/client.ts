@@ -4,22 +4,22 @@ import { CustomerSession, type CustomerSessionOptions, SessionTokens } from './a
 import type { GrantContext } from './auth/grant.js';
 import { ClientCredentialsTokens, fleetGrantGuard, type TokenSetInput } from './auth/tokens.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
-import { fetchRegistration, register } from './auth/register.js';
+import { fetchRegistration, register } from './auth/registration.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './core/api-promise.js';
 import type { BearerSource } from './core/http.js';
 import type { RequestOptions } from './core/validation.js';
-import { type RequestParams, sendRequest } from './core/request-params.js';
+import { type RequestParams, sendRequest } from './resources/runner.js';
 import type { Scope } from './core/config.js';
 import { Transport } from './core/transport.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
 import type { FleetStore } from './core/store.js';
 import { ValidationError } from './errors/index.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { OPERATION_SCOPES, type OperationName, templateOfPath } from './resources/operations.js';
+import { OPERATION_SCOPES, type OperationName, templateOfPath } from './resources/namespaces.js';
 import { Namespaces } from './resources/namespaces.js';
 import { OperationRunner } from './resources/runner.js';
 
-export type { RequestParams } from './core/request-params.js';
+export type { RequestParams } from './resources/runner.js';
 
 /** Everything a client holds, kept in one private field so that no secret is an own property. */
 interface ClientState {

@@ -39,7 +39,7 @@ export {
   type GrantOptions,
   type PollDeviceTokenOptions,
 } from './auth/auth.js';
-export { createAuthorizationRequest } from './auth/authorization-request.js';
+export { createAuthorizationRequest } from './auth/authorization.js';
 export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/authorization.js';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization.js';
 export { CustomerSession, type CustomerConsent, type CustomerSessionOptions } from './auth/customer-session.js';

@@ -10,9 +10,9 @@ import type { SignatureEncoding } from './core/config.js';
 import { FleetLink } from './fleet/link.js';
 import { EventHub } from './core/events.js';
 import { rememberSecret } from './core/redact.js';
-import { RateLimiter } from './core/rate-limiter.js';
+import { RateLimiter } from './core/store.js';
 import { type FleetAccess, type FleetStore, localAccess, MemoryFleetStore } from './core/store.js';
-import { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
+import { OPERATION_SCOPES, type OperationName } from './resources/namespaces.js';
 
 export { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, type Endpoints, type Environment, type HeaderNames, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
 

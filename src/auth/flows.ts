@@ -6,7 +6,7 @@ import { type ScopeInput, scopeList } from '../core/config.js';
 import type { Endpoints } from '../core/config.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, requireString, scopeString } from './authorization.js';
-import { createAuthorizationRequest } from './authorization-request.js';
+import { createAuthorizationRequest } from './authorization.js';
 import { authorizationServer, type GrantContext, requestClientCredentials, requestCodeExchange, requestRefresh, runGrant, toTokenSet, type TokenSet } from './grant.js';
 
 // The bodies of `ob.auth`'s methods: every argument checked before anything is sent, then the

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { OpenBankingError } from '../errors/base.js';
 import { AbortError, ConnectionError } from '../errors/local.js';
-import { OAuthError } from '../errors/oauth.js';
+import { OAuthError } from '../errors/local.js';
 import type { EventHub } from '../core/events.js';
 import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/validation.js';
@@ -85,10 +85,7 @@ export function toTokenSet(response: TokenEndpointAnswer, nowMs: number = Date.n
   return set;
 }
 
-/**
- * Runs one grant (request + process): the identity host's failures arrive as SDK errors (see
- * `identityFetch`), oauth4webapi's are mapped by {@link oauthFailure}.
- */
+/** Runs one grant: the identity host's failures arrive as SDK errors, oauth4webapi's go through {@link oauthFailure}. */
 async function runMapped<T>(what: string, step: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   try {
     return await step();
@@ -118,11 +115,7 @@ function requestOptions(ctx: GrantContext, what: string, url: string, signal: Ab
   };
 }
 
-/**
- * One request to the identity host through ky: one attempt (a grant is never re-sent blindly: a
- * rotating refresh token would be spent), the body read whole up to `maxResponseBytes`, a 3xx
- * refused with `OAuthError` (nothing goes to the `Location`).
- */
+/** One request to the identity host through ky, one attempt: a re-sent grant could spend a rotating refresh token. */
 async function identityFetch(ctx: GrantContext, what: string, url: string, init: RequestInit, observe: AttemptObserver | undefined): Promise<Response> {
   const ex: Exchange = {
     method: (init.method ?? 'GET') as Exchange['method'],

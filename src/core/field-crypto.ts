@@ -86,10 +86,7 @@ async function mapStrings(target: unknown, path: string[], visit: (value: string
   await mapStrings(record[head], rest, visit);
 }
 
-/**
- * A cipher's own error may quote the value it failed on (a user-written cipher can say anything),
- * so only the SDK's own errors are kept as they are; others keep their class name alone.
- */
+/** A user cipher's error may quote the value it failed on: only its class name is kept. */
 function cipherCause(cause: unknown): unknown {
   if (cause instanceof OpenBankingError) return cause;
   const copy = new Error('the cipher failed (its message is withheld: it may quote the value)');

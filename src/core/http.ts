@@ -132,13 +132,7 @@ const startAttempt: BeforeRequestHook = (request, options) => {
   ex.observe?.request(request, ex.attempt);
 };
 
-/**
- * ky's `fetch`: the request sent, then its answer read whole within the same attempt, so that
- * ky's `timeout` covers the body too and a body cut off half-way fails the attempt like any
- * network failure (retried). A redirect is refused (nothing goes to its `Location`); the body is
- * read up to `maxResponseBytes`. The text stays on the exchange; ky goes on with the status and
- * headers.
- */
+/** ky's `fetch`: the body read within the attempt, so ky's `timeout` covers it and a cut-off body is retried; redirects refused. */
 async function fetchAndRead(ex: Exchange, request: Request, init: RequestInit | undefined): Promise<Response> {
   const response = await (ex.fetch ?? globalThis.fetch)(request, init);
   if (isRedirect(response)) {
@@ -154,10 +148,7 @@ async function fetchAndRead(ex: Exchange, request: Request, init: RequestInit | 
   return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/**
- * afterResponse: a 401 drops the token and retries once with a new one (`ky.retry`), unless a
- * renewed token was refused too: then renewals of that source back off (DESIGN "401 renewal").
- */
+/** afterResponse: a 401 retries once with a new token; a refused renewal backs that source off (DESIGN "401 renewal"). */
 const renewOn401: AfterResponseHook = async (_request, options, response) => {
   const ex = exchangeOf(options);
   const source = ex.bearer;
@@ -200,10 +191,8 @@ function jitterFor(ex: Exchange, limit: number): (delay: number) => number {
 }
 
 /**
- * ky's retry decision, with what only the SDK knows: its own errors and the caller's abort end the
- * call; a renewal does not count against `maxRetries`; a `Retry-After` above `maxRetryDelay` is not
- * waited for; only a well-formed `Retry-After` is honoured (ky would read `+5`, `soon` or a
- * `RateLimit-Reset` too), else the backoff applies.
+ * ky's retry decision plus what only the SDK knows: its own errors, the caller's abort, renewals outside
+ * `maxRetries`, a `Retry-After` over `maxRetryDelay` refused, a malformed one (`+5`, `soon`) backed off.
  */
 function shouldRetry(ex: Exchange, error: Error, retryCount: number): boolean | undefined {
   if (retryCount - (ex.renewals ?? 0) > ex.maxRetries) return false;
@@ -336,11 +325,7 @@ function untilAborted<T>(promise: Promise<T>, ex: Exchange): Promise<T> {
   });
 }
 
-/**
- * Reads a body as UTF-8 text, chunk by chunk, and stops at `limit` bytes: past it the stream is
- * cancelled and the read rejects with {@link ResponseTooLargeError}; nothing past the limit is
- * kept. A declared `content-length` over the limit is refused before a byte is read.
- */
+/** A body as UTF-8 text, refused with {@link ResponseTooLargeError} past `limit` bytes (declared or read). */
 async function readText(response: Response, limit: number): Promise<string> {
   const body = response.body;
   if (!body) return '';

@@ -41,11 +41,7 @@ export const BACKOFF_CAP_MS = 8_000;
 /** Share of the delay that jitter may remove. */
 export const JITTER = 0.25;
 
-/**
- * The day name every HTTP-date form starts with (RFC 9110 §5.6.7: IMF-fixdate, RFC 850, asctime).
- * `Date.parse` alone reads almost anything as a date (`-3`, `.5`, `+5` are days of 2001), which
- * would turn a garbled header into "retry at once".
- */
+/** Every HTTP-date form starts with a day name (RFC 9110 §5.6.7); `Date.parse` alone reads `-3` as a day of 2001. */
 const HTTP_DATE_START = /^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s/i;
 
 /** `Retry-After` (delay-seconds, or an HTTP date against the system clock, as ky reads it) in milliseconds, or undefined when absent or neither. */

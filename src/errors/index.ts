@@ -2,5 +2,4 @@
 // host's refusals, and what goes wrong on the client's side.
 export * from './base.js';
 export * from './api.js';
-export * from './oauth.js';
 export * from './local.js';
