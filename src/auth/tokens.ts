@@ -158,6 +158,8 @@ export class ClientCredentialsTokens {
   readonly #store: TokenStore;
   readonly #guard: GrantGuard | undefined;
   readonly #sources = new Map<string, BearerSource>();
+  readonly #byList = new WeakMap<readonly string[], BearerSource>();
+  readonly #keys = new WeakMap<readonly string[], string>();
 
   /** @param guard - with a fleet: makes one grant per key across every process (see `fleetGrantGuard`). */
   constructor(ctx: GrantContext, tokenPath: string, store: TokenStore, guard?: GrantGuard) {
@@ -169,19 +171,24 @@ export class ClientCredentialsTokens {
 
   /** The token source for `scopes`, the same object for the same scope set. */
   source(scopes: readonly string[]): BearerSource {
+    // An operation's scope list is one array for the client's life: found again without sorting it.
+    let source = this.#byList.get(scopes);
+    if (source !== undefined) return source;
     const list = scopeList(scopes);
     const key = list.join(' ');
-    let source = this.#sources.get(key);
+    source = this.#sources.get(key);
     if (source === undefined) {
       source = { token: () => this.get(list).then(accessToken), renew: (rejected) => this.renew(list, rejected).then(accessToken) };
       this.#sources.set(key, source);
     }
+    this.#byList.set(scopes, source);
     return source;
   }
 
   /** A usable access token for `scopes`, from the store or from one shared grant. */
   async get(scopes: readonly string[]): Promise<TokenSet> {
-    const key = tokenKey(this.#ctx.clientId, scopes);
+    let key = this.#keys.get(scopes);
+    if (key === undefined) this.#keys.set(scopes, (key = tokenKey(this.#ctx.clientId, scopes)));
     const cached = await this.#store.get(key);
     if (cached && isFresh(cached, this.#ctx.now())) return cached;
     return this.#fetchOnce(key, scopes);
