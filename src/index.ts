@@ -52,9 +52,9 @@ export {
   type RegistrationConnection,
   type RegistrationFields,
 } from './auth/registration.js';
-export { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
-export { aesGcmCipher } from './crypto/aes-gcm.js';
-export { aesCbcCipher } from './crypto/aes-cbc.js';
+export { type FieldCipher, plaintextCipher } from './core/config.js';
+export { aesGcmCipher } from './crypto/aes.js';
+export { aesCbcCipher } from './crypto/aes.js';
 export {
   Cards,
   type Card,

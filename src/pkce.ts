@@ -8,6 +8,6 @@ export { createAuthorizationRequest } from './auth/authorization.js';
 export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/authorization.js';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization.js';
 export type { ValidationIssue } from './errors/base.js';
-export { OAuthError, isOAuthError, type OAuthErrorCode } from './errors/local.js';
-export { ValidationError, isValidationError } from './errors/local.js';
+export { OAuthError, isOAuthError, type OAuthErrorCode } from './errors/base.js';
+export { ValidationError, isValidationError } from './errors/base.js';
 export { OPERATION_SCOPES, type OperationName, type Scope, type ScopeInput } from './core/config.js';

@@ -9,9 +9,8 @@ import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, require
 import { createAuthorizationRequest } from './authorization.js';
 import { authorizationServer, type GrantContext, requestClientCredentials, requestCodeExchange, requestRefresh, runGrant, toTokenSet, type TokenSet } from './grant.js';
 
-// The bodies of `ob.auth`'s methods: every argument checked before anything is sent, then the
-// grant (grant.ts); and the device-code flow, a request then polling. Loaded with the first of
-// them (see `Auth`).
+// The bodies of `ob.auth`'s methods: every argument checked before anything is sent, then the grant;
+// and the device-code flow, a request then polling.
 
 /** What `ob.auth` needs from its client. */
 export interface AuthContext {

@@ -1,12 +1,12 @@
 import * as oauth from 'oauth4webapi';
 import { OpenBankingError } from '../errors/base.js';
-import { AbortError, ConnectionError } from '../errors/local.js';
-import { OAuthError } from '../errors/local.js';
+import { AbortError, ConnectionError } from '../errors/base.js';
+import { OAuthError } from '../errors/base.js';
 import type { EventHub } from '../core/events.js';
 import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/validation.js';
 import { maskText, rememberToken } from '../core/redact.js';
-import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/response.js';
+import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/http.js';
 import { observeGrant } from '../core/events.js';
 
 // The grants at the identity host's token endpoints (client credentials, authorization code,
@@ -167,7 +167,6 @@ export function runGrant<T>(what: string, request: GrantRequest, step: (options:
   const { ctx, url, signal } = request;
   const run = (observe?: AttemptObserver) => runMapped(what, () => step(requestOptions(ctx, what, url, signal, observe)), signal);
   const hub = request.observed === false ? undefined : ctx.events;
-  // The events' code loads with the first grant somebody watches.
   return hub?.active ? observeGrant(hub, what, request.scope, run) : run();
 }
 

@@ -233,8 +233,7 @@ export async function fetchRegistration(params: FetchRegistrationParams): Promis
   return call('fetching the registration', conn, 'GET', { authorization: `Basic ${basic}`, accept: 'application/json' });
 }
 
-// The schema of `OpenBanking.register`'s body. `auth/register.ts` (loaded with the first registration)
-// validates with it; `RegistrationFields` (auth/registration.ts) is its input type.
+// The schema of `OpenBanking.register`'s body; `RegistrationFields` is its input type.
 
 /** The spec's nine registration fields; `RegistrationFields` is its input type. */
 export const registrationRequestSchema = z.strictObject({

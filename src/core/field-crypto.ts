@@ -1,4 +1,4 @@
-import { type FieldCipher, plaintextCipher } from '../crypto/cipher.js';
+import { type FieldCipher, plaintextCipher } from './config.js';
 import { CipherError, OpenBankingError } from '../errors/index.js';
 import type { PipelineConfig, SignatureEncoding } from './config.js';
 import { type FleetAccess, keyPart } from './store.js';

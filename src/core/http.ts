@@ -1,11 +1,9 @@
 import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHook, isForceRetryError, isHTTPError, isTimeoutError, type NormalizedOptions } from 'ky';
 import { OpenBankingError, withIdempotencyKey } from '../errors/base.js';
-import { AbortError, ConnectionError, ResponseTooLargeError, TimeoutError } from '../errors/local.js';
+import { AbortError, ConnectionError, ResponseTooLargeError, TimeoutError } from '../errors/base.js';
 import type { LeveledLogger } from './logger.js';
 import { type CallSecrets, redactHeaders, maskText } from './redact.js';
-import { RenewalBackoff } from './retry-timing.js';
-import { describeNetworkFailure, isRedirect, scrubCause } from './response.js';
-import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, MAX_TIMER_MS, parseRetryAfterMs, RETRY_STATUSES } from './retry-timing.js';
+import { RenewalBackoff, BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, MAX_TIMER_MS, parseRetryAfterMs, RETRY_STATUSES } from './retry-timing.js';
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -349,4 +347,52 @@ async function readText(response: Response, limit: number): Promise<string> {
     text += decoder.decode(value, { stream: true });
   }
   return text + decoder.decode();
+}
+
+/** True for a 3xx answer, or the opaque answer a browser gives for one under `redirect: 'manual'`. */
+export function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
+}
+
+/** Why a redirect was refused, naming the status and the host it pointed to (never a query). */
+export function redirectMessage(response: Response, where: string): string {
+  let target = 'an undisclosed location';
+  try {
+    const location = response.headers.get('location');
+    if (location) target = new URL(location, response.url || undefined).origin;
+  } catch {
+    // a Location that is no URL: leave it out
+  }
+  return `${where} answered ${response.status || 'a redirect'} to ${target}: the SDK never follows redirects (they would re-send the signature, the keys and the body). Check the configured URL`;
+}
+
+/** Keeps a cause's class and message for debugging, never arbitrary attached data. */
+export function scrubCause(cause: unknown): unknown {
+  if (cause instanceof OpenBankingError) return cause;
+  if (cause instanceof Error) {
+    const copy = new Error(maskText(cause.message).slice(0, 200)); // a custom fetch may quote the form body
+    copy.name = cause.name;
+    const code = (cause as { code?: unknown }).code ?? (cause as { cause?: { code?: unknown } }).cause?.code;
+    if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
+    return copy;
+  }
+  return undefined;
+}
+
+/** A short reason for a network failure: the system error code where there is one. */
+export function describeNetworkFailure(failure: unknown): string {
+  const cause = (failure as { cause?: { code?: string; message?: string } } | null)?.cause;
+  if (cause?.code) return cause.code;
+  if (failure instanceof Error) return maskText(failure.message).slice(0, 200);
+  return 'network failure';
+}
+
+/** The body as JSON, or undefined when it is empty or not JSON. */
+export function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -8,7 +8,7 @@ import { type CallObservation, observeCall } from './events.js';
 import type { PipelineConfig, Endpoints, Scope } from './config.js';
 import { FieldCrypto, computeSignature } from './field-crypto.js';
 import { type BearerSource, type Exchange, type HttpMethod, noAnswer, renewalBackoff, send } from './http.js';
-import { parseJson, redirectMessage } from './response.js';
+import { parseJson, redirectMessage } from './http.js';
 import { rememberSignature, sentSecrets, type CallSecrets } from './redact.js';
 
 export type { RequestOptions } from './validation.js';

@@ -280,8 +280,7 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
 
 /**
  * `ob.request` (and a session's `request`): the parameters checked, then the call through the
- * pipeline with the given token source. Loaded with the first of them (`client.ts`): typed
- * operations never need these checks.
+ * pipeline with the given token source.
  */
 export function sendRequest(transport: Transport, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource, urlTemplate: string): Promise<WithResponse<unknown>> {
   const secretRequestFields = Array.isArray(params?.secretFields) ? params.secretFields : DEFAULT_REQUEST_SECRET_FIELDS;

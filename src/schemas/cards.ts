@@ -20,11 +20,7 @@ export const CARD_SECRET_REQUEST_FIELDS = ['card_default_pin'] as const;
 /** Response fields the cipher decrypts. */
 export const CARD_SECRET_RESPONSE_FIELDS = ['card_number', 'card_cvv2', 'card_default_pin', 'card_token'] as const;
 
-/*
- * The zod schemas of the card operations, loaded with the first card call: `import 'zod/mini'`
- * costs more than the rest of the package's import together, and a process that never sends a
- * card need not pay it. The public types (`Card`, `CreateCardParams`, …) are inferred from them.
- */
+// The zod schemas of the card operations; the public types (`Card`, `CreateCardParams`, …) are inferred from them.
 
 /** Expiry month (`'01'`–`'12'`) and four-digit year, as strings. */
 export const cardExpirySchema = z.strictObject({
