@@ -5,7 +5,7 @@ import type { GrantContext } from './auth/grant.js';
 import { ClientCredentialsTokens, fleetGrantGuard, type TokenSetInput } from './auth/tokens.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import { fetchRegistration, register } from './auth/registration.js';
-import { type APIPromise, makeAPIPromise, type WithResponse } from './core/api-promise.js';
+import { type APIPromise, makeAPIPromise, type WithResponse } from './core/transport.js';
 import type { BearerSource } from './core/http.js';
 import type { RequestOptions } from './core/validation.js';
 import { type RequestParams, sendRequest } from './resources/runner.js';

@@ -21,8 +21,8 @@ export type {
   TokenEvent,
   TokenGrant,
 } from './core/event-types.js';
-export type { APIPromise, Envelope, WithResponse } from './core/api-promise.js';
-export type { PagePromise } from './core/api-promise.js';
+export type { APIPromise, Envelope, WithResponse } from './core/transport.js';
+export type { PagePromise } from './resources/runner.js';
 export { OPERATION_SCOPES, type OperationName } from './core/config.js';
 export type { TokenKind } from './core/transport.js';
 export type { Logger, LogLevel } from './core/logger.js';

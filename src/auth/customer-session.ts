@@ -1,4 +1,4 @@
-import type { APIPromise } from '../core/api-promise.js';
+import type { APIPromise } from '../core/transport.js';
 import type { RequestOptions } from '../core/validation.js';
 import type { BearerSource } from '../core/http.js';
 import type { RequestParams } from '../resources/runner.js';

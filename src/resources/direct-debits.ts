@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
+import type { APIPromise } from '../core/transport.js';
 import type { RequestOptions } from '../core/validation.js';
 import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';

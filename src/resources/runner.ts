@@ -1,7 +1,6 @@
-import { makeAPIPromise, type APIPromise, type WithResponse, makePagePromise, type PagePromise, summaryPages } from '../core/api-promise.js';
 import { type RequestOptions, describeType } from '../core/validation.js';
 import { type Endpoints, type Scope, SCOPES } from '../core/config.js';
-import { issuesOf, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
+import { issuesOf, makeAPIPromise, type APIPromise, type WithResponse, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { HttpMethod } from '../core/http.js';
@@ -288,4 +287,73 @@ export function sendRequest(transport: Transport, params: RequestParams, options
     const issues = checkRequestParams(params);
     if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
   });
+}
+
+/**
+ * What a paged operation returns: awaiting it gives the first page's `data` (and `.withResponse()`
+ * its envelope and `Response`), `for await` over it yields **every item of every page**, and
+ * `.pages()` yields each page's `data`. Each page is its own logical call (its own idempotency key,
+ * signature and retries). Iteration stops after the last page (`summary.pages`), on an empty page,
+ * or after 1,000 pages (a safety cap); an error on any page rejects the iteration and no later page is asked for.
+ *
+ * @example
+ * ```ts
+ * declare const session: import('openbanking-ng').CustomerSession;
+ * for await (const tx of session.accounts.transactions.list('0123456789', { from: '2024-01-01', to: '2024-01-31' })) {
+ *   console.log(tx.reference, tx.amount);
+ * }
+ * ```
+ * @group Client
+ */
+export interface PagePromise<Page, Item> extends APIPromise<Page>, AsyncIterable<Item> {
+  /** Yields each page's `data`, from the first page asked for to the last. */
+  pages(): AsyncIterableIterator<Page>;
+}
+
+/** How many pages an iteration follows at most, whatever `summary.pages` says. */
+export const MAX_PAGES = 1_000;
+
+/** How to walk a paged operation. */
+export interface Paging<Page, Item> {
+  /** The page number of the first call. */
+  first: number;
+  /** Sends the call for page `n` (a new logical call each time). */
+  fetch(page: number, isFirst: boolean): Promise<WithResponse<Page>>;
+  /** The items of a page. */
+  items(page: Page): readonly Item[];
+  /** How many pages there are, as the page says; undefined when it does not say. */
+  total(page: Page): number | undefined;
+}
+
+/** Starts page `first` at once and returns the awaitable, iterable {@link PagePromise}. */
+export function makePagePromise<Page, Item>(paging: Paging<Page, Item>): PagePromise<Page, Item> {
+  const firstCall = paging.fetch(paging.first, true);
+  const promise = makeAPIPromise(firstCall) as PagePromise<Page, Item>;
+  async function* pages(): AsyncIterableIterator<Page> {
+    let number = paging.first;
+    let call = firstCall;
+    for (let walked = 1; ; walked++) {
+      const { data } = await call;
+      yield data;
+      const total = paging.total(data);
+      if (total === undefined || number >= total || paging.items(data).length === 0 || walked >= MAX_PAGES) return;
+      number++;
+      call = paging.fetch(number, false);
+    }
+  }
+  promise.pages = () => {
+    promise.catch(() => undefined); // the iteration reports the first page's failure itself
+    return pages();
+  };
+  promise[Symbol.asyncIterator] = async function* items(): AsyncIterator<Item> {
+    for await (const page of promise.pages()) yield* paging.items(page);
+  };
+  return promise;
+}
+
+/** `summary.pages` as a positive integer (a numeric string is read as a number), or undefined. */
+export function summaryPages(page: unknown): number | undefined {
+  const pages = (page as { summary?: { pages?: unknown } } | null | undefined)?.summary?.pages;
+  const n = typeof pages === 'string' && pages.trim() !== '' ? Number(pages) : pages;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : undefined;
 }

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
+import type { APIPromise } from '../core/transport.js';
 import type { RequestOptions } from '../core/validation.js';
 import { MAX_TIMER_MS } from '../core/retry-timing.js';
 import type { Sleep } from '../core/retry-timing.js';
