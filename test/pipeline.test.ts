@@ -353,6 +353,37 @@ describe('per-call options and the client options behind them', () => {
     expect(sleeps).toEqual([5_000]);
   });
 
+  it("the retry event's delayMs is the wait ky does: no attempt a millisecond before it, the next one at it", async () => {
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const cases = [
+      { first: () => new HttpResponse(null, { status: 503 }), waits: [375, 500] }, // the backoff, jittered
+      { first: () => new HttpResponse(null, { status: 429, headers: { 'retry-after': '2' } }), waits: [2_000, 2_000] },
+    ];
+    for (const { first, waits } of cases) {
+      const seen: Recorded[] = [];
+      server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([first, () => HttpResponse.json(createdCard(), { status: 201 })], seen));
+      const ob = new OpenBanking({ clientId: CLIENT_ID, clientSecret: SECRET, baseUrl: BASE, authUrl: AUTH, logLevel: 'off' });
+      let delay = -1;
+      ob.on('retry', (e) => void (delay = e.delayMs));
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        const pending = ob.cards.create(validCard());
+        while (delay < 0) await turn();
+        await turn(); // ky sets its timer
+        vi.advanceTimersByTime(delay - 1);
+        for (let i = 0; i < 20; i++) await turn();
+        expect(seen).toHaveLength(1);
+        vi.advanceTimersByTime(1);
+        await expect(pending).resolves.toMatchObject({ card_id: 'card_1' });
+        expect(seen).toHaveLength(2);
+        expect(delay).toBeGreaterThanOrEqual(waits[0]!);
+        expect(delay).toBeLessThanOrEqual(waits[1]!);
+      } finally {
+        vi.useRealTimers();
+      }
+    }
+  });
+
   it('retryDelay caps every wait before a retry, backoff and Retry-After alike: 0 retries at once', async () => {
     const seen: Recorded[] = [];
     server.use(
