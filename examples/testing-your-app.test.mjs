@@ -1,6 +1,6 @@
 // Testing your own code with openbanking-ng/testing: the sandbox as an in-process fetch handler
 // (no port, no network), one sandbox per file, reset between tests, faults injected where a test
-// needs them, and retries that never wait (the client's `sleep` is replaced).
+// needs them, and retries that never wait (`retryDelay: 0`).
 //
 //   npm install openbanking-ng
 //   node --test node_modules/openbanking-ng/examples/testing-your-app.test.mjs
@@ -46,7 +46,7 @@ const ob = new OpenBanking({
   baseUrl: sandbox.baseUrl,
   authUrl: sandbox.authUrl,
   fetch: sandbox, // the sandbox answers in process: nothing leaves the test
-  sleep: async () => {}, // retries happen at once
+  retryDelay: 0, // retries happen at once
   logLevel: 'off',
 });
 

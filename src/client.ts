@@ -4,21 +4,22 @@ import { CustomerSession, type CustomerSessionOptions, SessionTokens } from './a
 import type { GrantContext } from './auth/grant.js';
 import { ClientCredentialsTokens, fleetGrantGuard, type TokenSetInput } from './auth/tokens.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
-import { type APIPromise, makeAPIPromise, type WithResponse } from './core/api-promise.js';
+import { fetchRegistration, register } from './auth/registration.js';
+import { type APIPromise, makeAPIPromise, type WithResponse } from './core/transport.js';
 import type { BearerSource } from './core/http.js';
-import type { RequestOptions } from './core/call-options.js';
-import type { RequestParams } from './core/request-params.js';
-import type { Scope } from './core/scopes.js';
+import type { RequestOptions } from './core/validation.js';
+import { type RequestParams, sendRequest } from './resources/runner.js';
+import type { Scope } from './core/config.js';
 import { Transport } from './core/transport.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
 import type { FleetStore } from './core/store.js';
 import { ValidationError } from './errors/index.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { OPERATION_SCOPES, type OperationName, templateOfPath } from './resources/operations.js';
+import { OPERATION_SCOPES, type OperationName, templateOfPath } from './resources/namespaces.js';
 import { Namespaces } from './resources/namespaces.js';
 import { OperationRunner } from './resources/runner.js';
 
-export type { RequestParams } from './core/request-params.js';
+export type { RequestParams } from './resources/runner.js';
 
 /** Everything a client holds, kept in one private field so that no secret is an own property. */
 interface ClientState {
@@ -103,7 +104,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static register(params: RegisterParams): Promise<Registration> {
-    return import('./auth/register.js').then((parts) => parts.register(params));
+    return register(params);
   }
 
   /**
@@ -134,7 +135,7 @@ export class OpenBanking extends Namespaces {
    * @group Registration
    */
   static fetchRegistration(params: FetchRegistrationParams): Promise<Registration> {
-    return import('./auth/register.js').then((parts) => parts.fetchRegistration(params));
+    return fetchRegistration(params);
   }
 
   /** The environment this client talks to. */
@@ -261,10 +262,10 @@ function runnerFor(
   });
 }
 
-/** `request` parameters through the pipeline with the given token source; the checks load with the first. */
+/** `request` parameters through the pipeline with the given token source. */
 function send<Data>(state: ClientState, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data> {
   const urlTemplate = typeof params?.urlTemplate === 'string' ? params.urlTemplate : templateOfPath(params?.method, params?.path);
-  return makeAPIPromise(import('./core/request-params.js').then((parts) => parts.sendRequest(state.transport, params, options, bearer, urlTemplate)) as Promise<WithResponse<Data>>);
+  return makeAPIPromise(sendRequest(state.transport, params, options, bearer, urlTemplate) as Promise<WithResponse<Data>>);
 }
 
 /** The scopes named by `params.scope`, as a list (the parameters are checked when the call runs). */

@@ -5,7 +5,7 @@
 export { OpenBanking, type RequestParams } from './client.js';
 export type { ClientOptions, Environment, Endpoints, HeaderNames, Hosts, RateLimit, RateLimitOption } from './options.js';
 export { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, SANDBOX_HOSTS, PUBLISHED_RATE_LIMITS } from './options.js';
-export type { RequestOptions } from './core/call-options.js';
+export type { RequestOptions } from './core/validation.js';
 export type { HttpMethod } from './core/http.js';
 export type {
   CallEndEvent,
@@ -21,14 +21,14 @@ export type {
   TokenEvent,
   TokenGrant,
 } from './core/event-types.js';
-export type { APIPromise, Envelope, WithResponse } from './core/api-promise.js';
-export type { PagePromise } from './core/page-promise.js';
-export { OPERATION_SCOPES, type OperationName } from './core/scopes.js';
-export type { TokenKind } from './core/operation.js';
+export type { APIPromise, Envelope, WithResponse } from './core/transport.js';
+export type { PagePromise } from './resources/runner.js';
+export { OPERATION_SCOPES, type OperationName } from './core/config.js';
+export type { TokenKind } from './core/transport.js';
 export type { Logger, LogLevel } from './core/logger.js';
-export type { SignatureEncoding } from './core/signature.js';
+export type { SignatureEncoding } from './core/config.js';
 export type { Sleep } from './core/retry-timing.js';
-export { SCOPES, type Scope, type ScopeInput } from './core/scopes.js';
+export { SCOPES, type Scope, type ScopeInput } from './core/config.js';
 export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/tokens.js';
 export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './core/store.js';
 export {
@@ -39,7 +39,7 @@ export {
   type GrantOptions,
   type PollDeviceTokenOptions,
 } from './auth/auth.js';
-export { createAuthorizationRequest } from './auth/auth.js';
+export { createAuthorizationRequest } from './auth/authorization.js';
 export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/authorization.js';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization.js';
 export { CustomerSession, type CustomerConsent, type CustomerSessionOptions } from './auth/customer-session.js';
@@ -52,9 +52,9 @@ export {
   type RegistrationConnection,
   type RegistrationFields,
 } from './auth/registration.js';
-export { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
-export { aesGcmCipher } from './crypto/aes-gcm.js';
-export { aesCbcCipher } from './crypto/aes-cbc.js';
+export { type FieldCipher, plaintextCipher } from './core/config.js';
+export { aesGcmCipher } from './crypto/aes.js';
+export { aesCbcCipher } from './crypto/aes.js';
 export {
   Cards,
   type Card,
@@ -65,7 +65,7 @@ export {
   type CustomProperty,
   type ListedCard,
 } from './resources/cards.js';
-export { CARD_MODES, CARD_STATUSES, CARD_TYPES, type CardMode, type CardStatus, type CardType } from './schemas/card-values.js';
+export { CARD_MODES, CARD_STATUSES, CARD_TYPES, type CardMode, type CardStatus, type CardType } from './schemas/cards.js';
 export { Customers, type Customer } from './resources/customers.js';
 export {
   AccountBalancesResource,
@@ -96,7 +96,7 @@ export {
   type Transfer,
   type TransferStatus,
 } from './resources/transfers.js';
-export { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './resources/transfer-status.js';
+export { TRANSFER_PENDING_STATUSES, type WaitForCompletionOptions } from './resources/transfers.js';
 export {
   BillerCategories,
   Billers,
@@ -128,7 +128,7 @@ export {
   type SavingsTransactionListParams,
   type SavingsTransactionPage,
 } from './resources/savings.js';
-export { Resource } from './resources/resource.js';
+export { Resource } from './resources/runner.js';
 export {
   AbortError,
   ApiError,

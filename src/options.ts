@@ -1,18 +1,18 @@
 import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/tokens.js';
-import { type FieldCipher, plaintextCipher } from './crypto/cipher.js';
-import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/checks.js';
-import { HEADER_NAME } from './core/call-options.js';
+import { type FieldCipher, plaintextCipher } from './core/config.js';
+import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/validation.js';
+import { HEADER_NAME } from './core/validation.js';
 import { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type HeaderNames, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
 import { defaultSleep, type Sleep } from './core/retry-timing.js';
-import { type Scope, SCOPES } from './core/scopes.js';
-import type { SignatureEncoding } from './core/signature.js';
+import { type Scope, SCOPES } from './core/config.js';
+import type { SignatureEncoding } from './core/config.js';
 import { FleetLink } from './fleet/link.js';
 import { EventHub } from './core/events.js';
 import { rememberSecret } from './core/redact.js';
-import { RateLimiter } from './core/rate-limiter.js';
+import { RateLimiter } from './core/store.js';
 import { type FleetAccess, type FleetStore, localAccess, MemoryFleetStore } from './core/store.js';
-import { OPERATION_SCOPES, type OperationName } from './resources/operations.js';
+import { OPERATION_SCOPES, type OperationName } from './resources/namespaces.js';
 
 export { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, type Endpoints, type Environment, type HeaderNames, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
 
@@ -82,6 +82,11 @@ export interface ClientOptions {
   maxRetries?: number;
   /** Longest `Retry-After` the SDK waits for (ms); longer ones fail at once. Default 60 000. */
   maxRetryDelay?: number;
+  /**
+   * Longest wait before a retry (ms), the backoff and a `Retry-After` alike. Default: no cap beyond
+   * the backoff's 8 s and `maxRetryDelay`. `0` retries at once: for tests (or use fake timers).
+   */
+  retryDelay?: number;
   /** Per-attempt timeout (ms; a fraction is rounded up to the next whole millisecond). Default 30 000. */
   timeout?: number;
   /**
@@ -111,9 +116,12 @@ export interface ClientOptions {
   decryptResponses?: boolean;
   /** Allow a client secret in a browser. Only for trusted, internal tools. */
   dangerouslyAllowBrowser?: boolean;
-  /** Waits between attempts; replace it in tests so they never wait. Default: a timer. */
+  /**
+   * The SDK's own waits: the rate limiter, device-code polling and `waitForCompletion` (retry waits
+   * are ky's timer: see `retryDelay`). Replace it in tests so they never wait. Default: a timer.
+   */
   sleep?: Sleep;
-  /** Clock in milliseconds: token expiry, the device-code deadline, the rate limiter and a `Retry-After` given as an HTTP date follow it. Replace it in tests to share a fake clock with the local sandbox. Default `Date.now`. */
+  /** Clock in milliseconds: token expiry, the device-code deadline and the rate limiter follow it (a `Retry-After` date is read against the system clock, as ky waits it). Replace it in tests to share a fake clock with the local sandbox. Default `Date.now`. */
   now?: () => number;
 }
 
@@ -134,7 +142,7 @@ export interface ResolvedOptions extends PipelineConfig {
 
 const KNOWN_OPTIONS = new Set<string>([
   'clientId', 'clientSecret', 'environment', 'baseUrl', 'authUrl', 'endpoints', 'connectionId', 'participantId',
-  'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'timeout', 'fetch', 'tokenStore',
+  'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'retryDelay', 'timeout', 'fetch', 'tokenStore',
   'logger', 'logLevel', 'rateLimit', 'decryptResponses', 'dangerouslyAllowBrowser', 'sleep', 'now', 'operationScopes',
   'maxResponseBytes', 'fleet', 'headerNames', 'previousClientSecrets',
 ]);
@@ -210,6 +218,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
 
   const maxRetries = checkNumber(issues, 'maxRetries', input.maxRetries, 2, { min: 0, integer: true });
   const maxRetryDelay = checkNumber(issues, 'maxRetryDelay', input.maxRetryDelay, 60_000, { min: 0 });
+  const retryDelay = input.retryDelay === undefined ? undefined : checkNumber(issues, 'retryDelay', input.retryDelay, 0, { min: 0 });
   const timeout = checkTimeout(issues, 'timeout', input.timeout, 30_000);
   const maxResponseBytes = checkNumber(issues, 'maxResponseBytes', input.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, { min: 1, integer: true });
   for (const name of ['fetch', 'sleep', 'now'] as const) {
@@ -284,6 +293,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     signatureEncoding,
     maxRetries,
     maxRetryDelay,
+    retryDelay,
     timeout,
     maxResponseBytes,
     fetch: input.fetch,

@@ -4,10 +4,10 @@
  * client secret; pulls in no HTTP client, schema library or cipher.
  * @module openbanking-ng/pkce
  */
-export { createAuthorizationRequest } from './auth/authorization-request.js';
+export { createAuthorizationRequest } from './auth/authorization.js';
 export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/authorization.js';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization.js';
 export type { ValidationIssue } from './errors/base.js';
-export { OAuthError, isOAuthError, type OAuthErrorCode } from './errors/oauth.js';
-export { ValidationError, isValidationError } from './errors/local.js';
-export { OPERATION_SCOPES, type OperationName, type Scope, type ScopeInput } from './core/scopes.js';
+export { OAuthError, isOAuthError, type OAuthErrorCode } from './errors/base.js';
+export { ValidationError, isValidationError } from './errors/base.js';
+export { OPERATION_SCOPES, type OperationName, type Scope, type ScopeInput } from './core/config.js';

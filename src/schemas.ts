@@ -14,9 +14,9 @@
  */
 import type * as z from 'zod/mini';
 import type { HttpMethod } from './core/http.js';
-import type { OperationSchemas, TokenKind } from './core/operation.js';
-import type { Scope } from './core/scopes.js';
-import { OPERATIONS, type OperationName } from './resources/operations.js';
+import type { OperationSchemas, TokenKind } from './core/transport.js';
+import type { Scope } from './core/config.js';
+import { OPERATIONS, type OperationName } from './resources/namespaces.js';
 import { schemas as accounts } from './schemas/accounts.js';
 import { schemas as bills } from './schemas/bills.js';
 import { schemas as cards } from './schemas/cards.js';
@@ -84,4 +84,4 @@ export const operations: { readonly [K in OperationName]: OperationDescription &
   ) as { readonly [K in OperationName]: OperationDescription & OperationSchemaTable[K] },
 );
 
-export type { OperationName } from './resources/operations.js';
+export type { OperationName } from './resources/namespaces.js';

@@ -185,7 +185,7 @@ describe('the fetch option', () => {
       return Promise.reject(new TypeError('the global fetch was used'));
     };
     try {
-      const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, redirectUri, fetch, logLevel: 'off', sleep: async () => {} });
+      const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, redirectUri, fetch, logLevel: 'off', retryDelay: 0, sleep: async () => {} });
       await ob.cards.create(validCard());
       const request = await ob.auth.authorizationUrl({ scope: ['cards.list'] });
       globalThis.fetch = original; // the customer's browser, not the client

@@ -21,7 +21,7 @@ const app = { clientId: 'guide-app', clientSecret: 'guide-secret' };
 const catchError = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
 
 function client(sandbox: ReturnType<typeof createSandbox>, options: Partial<ConstructorParameters<typeof OpenBanking>[0]> = {}) {
-  return new OpenBanking({ ...app, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, logLevel: 'off', sleep: async () => {}, ...options });
+  return new OpenBanking({ ...app, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, logLevel: 'off', retryDelay: 0, sleep: async () => {}, ...options });
 }
 
 describe('docs/testing.md', () => {

@@ -16,6 +16,7 @@ import {
   ValidationError,
   isApiError,
   isOpenBankingError,
+  OpenBanking,
 } from '../src/index.js';
 import { AUTH, BASE, CLIENT_ID, createdCard, http, HttpResponse, type Recorded, SECRET, testClient, tokenHandler, useMsw, validCard } from './support/msw.js';
 
@@ -166,19 +167,22 @@ describe('retries', () => {
     expect(sleeps[0]).toBeLessThanOrEqual(5_000);
   });
 
-  it('reads an HTTP-date Retry-After against the now option, not the wall clock', async () => {
+  it('reads an HTTP-date Retry-After against the system clock ky waits by, not the now option', async () => {
     const seen: Recorded[] = [];
     const clock = Date.parse('2031-03-01T12:00:00Z');
-    const when = new Date(clock + 7_000).toUTCString(); // 7 s after the client's clock, years after the wall clock
+    const when = new Date(clock + 7_000).toUTCString(); // 7 s after the system clock (faked), years after the now option's
     server.use(
       tokenHandler({ tokenRequests: [] }),
       cardsEndpoint(
-        [() => new HttpResponse(null, { status: 429, headers: { 'retry-after': when } }), () => HttpResponse.json({ status: '91', message: 'slow down', data: {} }, { status: 429, headers: { 'retry-after': when } })],
+        [() => new HttpResponse(null, { status: 429, headers: { 'retry-after': when } }), () => HttpResponse.json({ status: '91', message: 'slow down', data: {} }, { status: 429, headers: { 'retry-after': new Date(clock + 14_000).toUTCString() } })], // 7 s after the waited 7 s
         seen,
       ),
     );
-    const { ob, sleeps } = testClient({ now: () => clock, maxRetries: 1, maxRetryDelay: 60_000 });
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    vi.setSystemTime(clock);
+    const { ob, sleeps } = testClient({ now: () => Date.UTC(2020, 0, 1), maxRetries: 1, maxRetryDelay: 60_000 });
     const error = await ob.cards.create(validCard()).catch((e: unknown) => e);
+    vi.useRealTimers();
     expect(seen).toHaveLength(2);
     expect(sleeps).toEqual([7_000]);
     expect(error).toBeInstanceOf(RateLimitError);
@@ -218,8 +222,10 @@ describe('retries', () => {
     const clock = Date.parse('1994-11-06T08:49:30Z');
     for (const value of ['Sun, 06 Nov 1994 08:49:37 GMT', 'Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994']) {
       server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': value } }), () => HttpResponse.json(createdCard(), { status: 201 })], []));
-      const { ob, sleeps } = testClient({ now: () => clock });
-      await ob.cards.create(validCard());
+      vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+      vi.setSystemTime(clock);
+      const { ob, sleeps } = testClient();
+      await ob.cards.create(validCard()).finally(() => vi.useRealTimers());
       expect(sleeps, value).toEqual([7_000]);
     }
   });
@@ -347,6 +353,54 @@ describe('per-call options and the client options behind them', () => {
     expect(sleeps).toEqual([5_000]);
   });
 
+  it("the retry event's delayMs is the wait ky does: no attempt a millisecond before it, the next one at it", async () => {
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const cases = [
+      { first: () => new HttpResponse(null, { status: 503 }), waits: [375, 500] }, // the backoff, jittered
+      { first: () => new HttpResponse(null, { status: 429, headers: { 'retry-after': '2' } }), waits: [2_000, 2_000] },
+    ];
+    for (const { first, waits } of cases) {
+      const seen: Recorded[] = [];
+      server.use(tokenHandler({ tokenRequests: [] }), cardsEndpoint([first, () => HttpResponse.json(createdCard(), { status: 201 })], seen));
+      const ob = new OpenBanking({ clientId: CLIENT_ID, clientSecret: SECRET, baseUrl: BASE, authUrl: AUTH, logLevel: 'off' });
+      let delay = -1;
+      ob.on('retry', (e) => void (delay = e.delayMs));
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      try {
+        const pending = ob.cards.create(validCard());
+        while (delay < 0) await turn();
+        await turn(); // ky sets its timer
+        vi.advanceTimersByTime(delay - 1);
+        for (let i = 0; i < 20; i++) await turn();
+        expect(seen).toHaveLength(1);
+        vi.advanceTimersByTime(1);
+        await expect(pending).resolves.toMatchObject({ card_id: 'card_1' });
+        expect(seen).toHaveLength(2);
+        expect(delay).toBeGreaterThanOrEqual(waits[0]!);
+        expect(delay).toBeLessThanOrEqual(waits[1]!);
+      } finally {
+        vi.useRealTimers();
+      }
+    }
+  });
+
+  it('retryDelay caps every wait before a retry, backoff and Retry-After alike: 0 retries at once', async () => {
+    const seen: Recorded[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      cardsEndpoint([() => new HttpResponse(null, { status: 429, headers: { 'retry-after': '30' } }), () => new HttpResponse(null, { status: 503 }), () => HttpResponse.json(createdCard(), { status: 201 })], seen),
+    );
+    const ob = new OpenBanking({ clientId: CLIENT_ID, clientSecret: SECRET, baseUrl: BASE, authUrl: AUTH, logLevel: 'off', retryDelay: 0 });
+    const delays: number[] = [];
+    ob.on('retry', (e) => void delays.push(e.delayMs));
+    const started = Date.now();
+    await expect(ob.cards.create(validCard())).resolves.toMatchObject({ card_id: 'card_1' });
+    expect(seen).toHaveLength(3);
+    expect(delays).toEqual([0, 0]);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(() => new OpenBanking({ clientId: CLIENT_ID, clientSecret: SECRET, baseUrl: BASE, authUrl: AUTH, retryDelay: -1 })).toThrow(/retryDelay/);
+  });
+
   it('a 401 is renewed once even with maxRetries 0: the renewal is not one of the retries', async () => {
     const state = { tokenRequests: [] as Recorded[] };
     const seen: Recorded[] = [];
@@ -362,12 +416,8 @@ describe('per-call options and the client options behind them', () => {
     const seen: Recorded[] = [];
     server.use(tokenHandler(state), cardsEndpoint([() => new HttpResponse(null, { status: 503 })], seen));
     const controller = new AbortController();
-    const { ob } = testClient({
-      sleep: async (_ms, signal) => {
-        controller.abort();
-        if (signal?.aborted) throw signal.reason;
-      },
-    });
+    const { ob } = testClient();
+    ob.on('retry', () => controller.abort()); // while ky waits to retry
     const error = await ob.cards.create(validCard(), { signal: controller.signal, idempotencyKey: 'abort-1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AbortError);
     expect((error as AbortError).idempotencyKey).toBe('abort-1');

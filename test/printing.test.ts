@@ -82,7 +82,7 @@ describe('printing (DESIGN.md "printing")', () => {
       cipher: aesGcmCipher(S.secret),
       tokenStore: new MemoryTokenStore(),
       logLevel: 'off',
-      sleep: async () => undefined,
+      retryDelay: 0, sleep: async () => undefined,
     });
     const errors: unknown[] = [];
     // A call that fetched (and cached) a token, then was refused: the client holds a token now.

@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { RenewalBackoff } from '../src/core/renewal-backoff.js';
-import { backoffDelay, parseRetryAfterMs, RETRY_STATUSES } from '../src/core/retry-timing.js';
+import { RenewalBackoff } from '../src/core/retry-timing.js';
+import { parseRetryAfterMs, RETRY_STATUSES } from '../src/core/retry-timing.js';
 
-// The timing the SDK hands to ky's retry (DESIGN "defaults", "what is retried", "401 renewal").
+// The timing the SDK hands to ky's retry (DESIGN "defaults", "what is retried", "401 renewal"); the backoff itself is ky's, seen in test/defaults.test.ts.
 
 describe('backoff before a retry', () => {
-  it('is 500 ms × 2^n capped at 8 s, minus up to 25 % jitter', () => {
-    expect([0, 1, 2, 3, 4, 5, 9].map((n) => backoffDelay(n, () => 0))).toEqual([500, 1000, 2000, 4000, 8000, 8000, 8000]);
-    expect([0, 1, 4].map((n) => backoffDelay(n, () => 1))).toEqual([375, 750, 6000]);
-    for (let i = 0; i < 100; i++) {
-      const d = backoffDelay(2);
-      expect(d).toBeGreaterThanOrEqual(1500);
-      expect(d).toBeLessThanOrEqual(2000);
-    }
-  });
-
   it('reads Retry-After as seconds or as an HTTP date against the given clock', () => {
     const now = Date.UTC(2030, 0, 1);
     expect(parseRetryAfterMs('2', now)).toBe(2000);

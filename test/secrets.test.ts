@@ -51,7 +51,7 @@ function plainClient(overrides: Record<string, unknown> = {}) {
     authUrl: AUTH,
     logger,
     logLevel: 'debug',
-    sleep: async () => undefined,
+    retryDelay: 0, sleep: async () => undefined,
     ...overrides,
   });
 }

@@ -12,7 +12,7 @@ const server = useMsw();
 
 
 function client(extra: Partial<ConstructorParameters<typeof OpenBanking>[0]> = {}) {
-  return new OpenBanking({ clientId: 'review', clientSecret: SECRET, baseUrl: BASE, authUrl: AUTH, sleep: async () => undefined, logLevel: 'off', ...extra });
+  return new OpenBanking({ clientId: 'review', clientSecret: SECRET, baseUrl: BASE, authUrl: AUTH, retryDelay: 0, sleep: async () => undefined, logLevel: 'off', ...extra });
 }
 
 const tokenOk = http.post(`${AUTH}/oauth2/token`, () => HttpResponse.json({ access_token: 'tok_REVIEW_access_9d1e', token_type: 'Bearer', expires_in: 3600, scope: 'x' }));

@@ -16,7 +16,7 @@ const SECRET = 'sec_THIRD_review_client_secret_77b1';
 const server = useMsw();
 
 function client(extra: Partial<ConstructorParameters<typeof OpenBanking>[0]> = {}) {
-  return new OpenBanking({ clientId: 'third-review', clientSecret: SECRET, baseUrl: BASE, authUrl: AUTH, sleep: async () => undefined, logLevel: 'off', ...extra });
+  return new OpenBanking({ clientId: 'third-review', clientSecret: SECRET, baseUrl: BASE, authUrl: AUTH, retryDelay: 0, sleep: async () => undefined, logLevel: 'off', ...extra });
 }
 
 const tokenOk = http.post(`${AUTH}/oauth2/token`, () => HttpResponse.json({ access_token: 'tok_THIRD_access_51f0', token_type: 'Bearer', expires_in: 3600, scope: 'cards.create' }));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { computeSignature as nodeSignature } from '../src/core/signature.js';
+import { computeSignature as nodeSignature } from '../src/core/field-crypto.js';
 import { createSandbox } from '../src/testing.js';
 import { validCard } from './support/cards.js';
 
@@ -36,7 +36,7 @@ describe('the Web Crypto signature branch', () => {
     // On Node the module answers synchronously, with node:crypto.
     expect(nodeSignature('s', 'k', 'base64')).toBe(sha256('s;k', 'base64'));
     await withoutGetBuiltinModule(async () => {
-      const { computeSignature } = await import('../src/core/signature.js');
+      const { computeSignature } = await import('../src/core/field-crypto.js');
       expect(computeSignature).not.toBe(nodeSignature);
       for (const [secret, key] of INPUTS) {
         const hex = computeSignature(secret, key, 'hex');

@@ -1,14 +1,11 @@
 import type { AuthorizationRequest, AuthorizationRequestParams } from './authorization.js';
+import * as flows from './flows.js';
 import type { AuthContext, AuthorizationUrlParams, DeviceAuthorization, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';
-import type { ScopeInput } from '../core/scopes.js';
+import type { ScopeInput } from '../core/config.js';
 import type { TokenSet } from './tokens.js';
 
 export type { AuthContext, AuthorizationUrlParams, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';
 
-// `ob.auth`: each method loads its checks and grant (oauth4webapi) with its first call.
-
-/** The grants' checks and requests, loaded with the first of them. */
-const flows = () => import('./flows.js');
 
 /**
  * The OAuth 2.0 grants of the identity host: `ob.auth`. Every method returns a promise and
@@ -56,7 +53,7 @@ export class Auth {
    * ```
    */
   async authorizationUrl(params: AuthorizationUrlParams): Promise<AuthorizationRequest> {
-    return (await flows()).authorizationUrl(this.#ctx, params);
+    return flows.authorizationUrl(this.#ctx, params);
   }
 
   /**
@@ -71,7 +68,7 @@ export class Auth {
    * ```
    */
   async exchangeCode(params: ExchangeCodeParams, options?: GrantOptions): Promise<TokenSet> {
-    return (await flows()).exchangeCode(this.#ctx, params, options);
+    return flows.exchangeCode(this.#ctx, params, options);
   }
 
   /**
@@ -87,7 +84,7 @@ export class Auth {
    * `ValidationError` (`refreshToken: is required`) and nothing is sent.
    */
   async refresh(refreshToken: string | undefined, options?: GrantOptions): Promise<TokenSet> {
-    return (await flows()).refresh(this.#ctx, refreshToken, options);
+    return flows.refresh(this.#ctx, refreshToken, options);
   }
 
   /**
@@ -101,7 +98,7 @@ export class Auth {
    * ```
    */
   async clientCredentials(scopes: ScopeInput, options?: GrantOptions): Promise<TokenSet> {
-    return (await flows()).clientCredentials(this.#ctx, scopes, options);
+    return flows.clientCredentials(this.#ctx, scopes, options);
   }
 
   /**
@@ -119,7 +116,7 @@ export class Auth {
    * ```
    */
   async deviceCode(scopes: ScopeInput, options?: DeviceCodeOptions): Promise<DeviceAuthorization> {
-    return (await flows()).deviceCode(this.#ctx, scopes, options);
+    return flows.deviceCode(this.#ctx, scopes, options);
   }
 
   /**
@@ -134,30 +131,6 @@ export class Auth {
    * @param deviceCodeOrResponse - the `device_code`, or the whole response of {@link Auth.deviceCode}
    */
   async pollDeviceToken(deviceCodeOrResponse: string | DeviceAuthorization, options?: PollDeviceTokenOptions): Promise<TokenSet> {
-    return (await flows()).pollDeviceToken(this.#ctx, deviceCodeOrResponse, options);
+    return flows.pollDeviceToken(this.#ctx, deviceCodeOrResponse, options);
   }
-}
-
-/**
- * Builds the authorization request of the authorization-code flow with PKCE (S256): a random
- * code verifier (`generateRandomCodeVerifier`), its S256 challenge (`calculatePKCECodeChallenge`),
- * a random `state` (`generateRandomState`) and the authorize URL. Browser-safe: no secret is
- * involved. Rejects with `ValidationError` for bad input.
- *
- * @example
- * ```ts
- * import { createAuthorizationRequest, OPERATION_SCOPES } from 'openbanking-ng';
- * const req = await createAuthorizationRequest({
- *   authUrl: 'https://identity-sandbox.sparkle.fyi',
- *   clientId: 'my-client',
- *   redirectUri: 'https://app.example.com/callback',
- *   scope: [...OPERATION_SCOPES['accounts.list'], ...OPERATION_SCOPES['accounts.transactions.list']],
- * });
- * sessionStorage.setItem('ob', JSON.stringify({ state: req.state, codeVerifier: req.codeVerifier }));
- * location.assign(req.url);
- * ```
- * @group OAuth
- */
-export async function createAuthorizationRequest(params: AuthorizationRequestParams): Promise<AuthorizationRequest> {
-  return (await import('./authorization-request.js')).createAuthorizationRequest(params);
 }

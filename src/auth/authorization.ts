@@ -1,6 +1,7 @@
 import { OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
-import { isLoopbackHost } from '../core/loopback.js';
-import type { ScopeInput } from '../core/scopes.js';
+import { isLoopbackHost } from '../core/validation.js';
+import type { ScopeInput } from '../core/config.js';
+import { calculatePKCECodeChallenge, generateRandomCodeVerifier, generateRandomState } from 'oauth4webapi';
 
 // The browser-safe half of the authorization-code flow, without oauth4webapi: the authorization
 // request's types and argument checks, and reading the callback. With `authorization-request.ts`
@@ -57,7 +58,7 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 /** Checks an identity-host URL (https, or http on a loopback host; no query); returns it without a trailing slash. */
 export function checkAuthUrl(issues: ValidationIssue[], path: string, value: unknown): string | undefined {
-  if (!checkString(issues, path, value)) return undefined;
+  if (!requireString(issues, path, value)) return undefined;
   const url = parseUrl(value);
   if (url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) && !url.search && !url.hash && !url.username && !url.password) {
     return url.href.replace(/\/+$/, '');
@@ -67,13 +68,13 @@ export function checkAuthUrl(issues: ValidationIssue[], path: string, value: unk
 
 /** Checks an absolute redirect URI. */
 export function checkRedirectUri(issues: ValidationIssue[], path: string, value: unknown): string | undefined {
-  if (!checkString(issues, path, value)) return undefined;
+  if (!requireString(issues, path, value)) return undefined;
   return parseUrl(value) ? value : add(issues, path, 'must be an absolute URL', 'invalid_url');
 }
 
 /** Checks a PKCE code verifier: 43–128 unreserved characters (RFC 7636 §4.1). */
 export function checkCodeVerifier(issues: ValidationIssue[], path: string, value: unknown): value is string {
-  if (!checkString(issues, path, value)) return false;
+  if (!requireString(issues, path, value)) return false;
   if (VERIFIER.test(value)) return true;
   add(issues, path, 'must be 43-128 characters of A-Z a-z 0-9 - . _ ~');
   return false;
@@ -141,7 +142,7 @@ export function add(issues: ValidationIssue[], path: string, message: string, co
 }
 
 /** True for a non-empty string; records an issue otherwise. */
-export function checkString(issues: ValidationIssue[], path: string, value: unknown): value is string {
+export function requireString(issues: ValidationIssue[], path: string, value: unknown): value is string {
   if (typeof value === 'string' && value.trim() !== '') return true;
   const missing = value === undefined || value === null;
   add(issues, path, missing ? 'is required' : 'must be a non-empty string', missing ? 'missing' : 'invalid_type');
@@ -178,9 +179,9 @@ export function parseAuthorizationCallback(url: string | URL, options: Authoriza
   const issues: ValidationIssue[] = [];
   const parsed = url instanceof URL ? url : parseUrl(url);
   if (!parsed) add(issues, 'url', 'must be the callback URL', 'invalid_url');
-  checkString(issues, 'expectedState', options?.expectedState);
+  requireString(issues, 'expectedState', options?.expectedState);
   const issuer = options?.expectedIssuer;
-  if (issuer !== undefined) checkString(issues, 'expectedIssuer', issuer);
+  if (issuer !== undefined) requireString(issues, 'expectedIssuer', issuer);
   if (!parsed || issues.length > 0) throw new ValidationError('Invalid authorization callback', issues);
 
   const params = parsed.searchParams;
@@ -199,4 +200,53 @@ export function parseAuthorizationCallback(url: string | URL, options: Authoriza
   const code = get('code');
   if (!code) throw new OAuthError('missing_code', 'the callback has no code');
   return { code, state };
+}
+
+// The authorize URL with PKCE through oauth4webapi: the main entry's and `openbanking-ng/pkce`'s.
+
+/**
+ * Builds the authorization request of the authorization-code flow with PKCE (S256): a random
+ * code verifier (`generateRandomCodeVerifier`), its S256 challenge (`calculatePKCECodeChallenge`),
+ * a random `state` (`generateRandomState`) and the authorize URL. Browser-safe: no secret is
+ * involved. Rejects with `ValidationError` for bad input.
+ *
+ * @example
+ * ```ts
+ * import { createAuthorizationRequest, OPERATION_SCOPES } from 'openbanking-ng/pkce';
+ * const req = await createAuthorizationRequest({
+ *   authUrl: 'https://identity-sandbox.sparkle.fyi',
+ *   clientId: 'my-client',
+ *   redirectUri: 'https://app.example.com/callback',
+ *   scope: [...OPERATION_SCOPES['accounts.list'], ...OPERATION_SCOPES['accounts.transactions.list']],
+ * });
+ * sessionStorage.setItem('ob', JSON.stringify({ state: req.state, codeVerifier: req.codeVerifier }));
+ * location.assign(req.url);
+ * ```
+ * @group OAuth
+ */
+export async function createAuthorizationRequest(params: AuthorizationRequestParams): Promise<AuthorizationRequest> {
+  const issues: ValidationIssue[] = [];
+  const p = params ?? ({} as Partial<AuthorizationRequestParams>);
+  const authUrl = checkAuthUrl(issues, 'authUrl', p.authUrl);
+  requireString(issues, 'clientId', p.clientId);
+  const redirectUri = checkRedirectUri(issues, 'redirectUri', p.redirectUri);
+  const scope = scopeString(issues, 'scope', p.scope, true);
+  if (p.state !== undefined && requireString(issues, 'state', p.state) && p.state.length < MIN_STATE) add(issues, 'state', `must be at least ${MIN_STATE} characters: it is the callback's CSRF defence`, 'too_small');
+  if (p.codeVerifier !== undefined) checkCodeVerifier(issues, 'codeVerifier', p.codeVerifier);
+  const authorizePath = checkPath(issues, 'authorizePath', p.authorizePath, DEFAULT_AUTHORIZE_PATH);
+  if (issues.length > 0) throw new ValidationError('Invalid authorization request', issues);
+
+  const codeVerifier = p.codeVerifier ?? generateRandomCodeVerifier();
+  const codeChallenge = await calculatePKCECodeChallenge(codeVerifier);
+  const state = p.state ?? generateRandomState();
+  const query = new URLSearchParams({
+    client_id: p.clientId!,
+    redirect_uri: redirectUri!,
+    response_type: 'code',
+    scope,
+    state,
+    code_challenge: codeChallenge,
+    code_challenge_method: 'S256',
+  });
+  return { url: `${authUrl}${authorizePath}?${query}`, codeVerifier, codeChallenge, state };
 }

@@ -1,5 +1,5 @@
 import { ConnectionError, ConsentEndedError, OAuthError, TimeoutError } from '../errors/index.js';
-import { toHex } from '../core/signature.js';
+import { toHex } from '../core/field-crypto.js';
 import { type FleetAccess, keyPart, pause, StoreFailure } from '../core/store.js';
 import { parseTokenSet, type TokenSet } from './tokens.js';
 

@@ -1,7 +1,7 @@
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
+import type { APIPromise } from '../core/transport.js';
+import type { RequestOptions } from '../core/validation.js';
 import type { BearerSource } from '../core/http.js';
-import type { RequestParams } from '../core/request-params.js';
+import type { RequestParams } from '../resources/runner.js';
 import { ConsentEndedError, OAuthError, ValidationError } from '../errors/index.js';
 import { Namespaces } from '../resources/namespaces.js';
 import type { OperationRunner } from '../resources/runner.js';

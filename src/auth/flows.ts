@@ -2,16 +2,15 @@ import * as oauth from 'oauth4webapi';
 import { AbortError, OAuthError } from '../errors/index.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { rememberSecret, rememberToken } from '../core/redact.js';
-import { type ScopeInput, scopeList } from '../core/scopes.js';
+import { type ScopeInput, scopeList } from '../core/config.js';
 import type { Endpoints } from '../core/config.js';
 import type { Sleep } from '../core/retry-timing.js';
-import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, checkString, scopeString } from './authorization.js';
-import { createAuthorizationRequest } from './authorization-request.js';
+import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, requireString, scopeString } from './authorization.js';
+import { createAuthorizationRequest } from './authorization.js';
 import { authorizationServer, type GrantContext, requestClientCredentials, requestCodeExchange, requestRefresh, runGrant, toTokenSet, type TokenSet } from './grant.js';
 
-// The bodies of `ob.auth`'s methods: every argument checked before anything is sent, then the
-// grant (grant.ts); and the device-code flow, a request then polling. Loaded with the first of
-// them (see `Auth`).
+// The bodies of `ob.auth`'s methods: every argument checked before anything is sent, then the grant;
+// and the device-code flow, a request then polling.
 
 /** What `ob.auth` needs from its client. */
 export interface AuthContext {
@@ -121,7 +120,7 @@ export async function authorizationUrl(ctx: AuthContext, params: AuthorizationUr
 export async function exchangeCode(ctx: AuthContext, params: ExchangeCodeParams, options?: GrantOptions): Promise<TokenSet> {
   const issues: ValidationIssue[] = [];
   const p = params ?? ({} as ExchangeCodeParams);
-  checkString(issues, 'code', p.code);
+  requireString(issues, 'code', p.code);
   checkCodeVerifier(issues, 'codeVerifier', p.codeVerifier);
   const redirectUri = p.redirectUri ?? ctx.redirectUri;
   if (redirectUri === undefined) issues.push({ path: 'redirectUri', message: 'is required (pass it here or set the redirectUri option of the client)', code: 'missing' });
@@ -136,7 +135,7 @@ export async function exchangeCode(ctx: AuthContext, params: ExchangeCodeParams,
 /** `ob.auth.refresh`: the refresh token checked, then the refresh grant. */
 export async function refresh(ctx: AuthContext, refreshToken: string | undefined, options?: GrantOptions): Promise<TokenSet> {
   const issues: ValidationIssue[] = [];
-  checkString(issues, 'refreshToken', refreshToken);
+  requireString(issues, 'refreshToken', refreshToken);
   const signal = checkSignal(issues, options);
   throwIfAny('Invalid refresh', issues);
   rememberToken(refreshToken);
@@ -158,7 +157,7 @@ export async function deviceCode(ctx: AuthContext, scopes: ScopeInput, options?:
   const scope = scopeString(issues, 'scopes', scopes, true);
   const signal = checkSignal(issues, options);
   const target = options?.targetConnectionId;
-  if (target !== undefined) checkString(issues, 'targetConnectionId', target);
+  if (target !== undefined) requireString(issues, 'targetConnectionId', target);
   throwIfAny('Invalid device code request', issues);
   return requestDeviceAuthorization(ctx.grant, ctx.endpoints.deviceCode, scope, target, signal);
 }
@@ -168,7 +167,7 @@ export async function pollDeviceToken(ctx: AuthContext, deviceCodeOrResponse: st
   const issues: ValidationIssue[] = [];
   const response = typeof deviceCodeOrResponse === 'object' && deviceCodeOrResponse !== null ? deviceCodeOrResponse : undefined;
   const deviceCode = response ? response.device_code : deviceCodeOrResponse;
-  checkString(issues, response ? 'device_code' : 'deviceCode', deviceCode);
+  requireString(issues, response ? 'device_code' : 'deviceCode', deviceCode);
   const signal = checkSignal(issues, options);
   const interval = options?.interval ?? (typeof response?.interval === 'number' ? response.interval : DEVICE_POLL_INTERVAL);
   if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0) {

@@ -1,12 +1,13 @@
 import * as oauth from 'oauth4webapi';
 import { OpenBankingError } from '../errors/base.js';
-import { AbortError, ConnectionError, TimeoutError } from '../errors/local.js';
-import { OAuthError } from '../errors/oauth.js';
+import { AbortError, ConnectionError } from '../errors/base.js';
+import { OAuthError } from '../errors/base.js';
 import type { EventHub } from '../core/events.js';
-import { type AttemptObserver, type Exchange, send } from '../core/http.js';
-import { isLoopbackHost } from '../core/loopback.js';
-import { redactText, rememberToken } from '../core/redact.js';
-import { redirectMessage, scrubCause } from '../core/response.js';
+import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
+import { isLoopbackHost } from '../core/validation.js';
+import { maskText, rememberToken } from '../core/redact.js';
+import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/http.js';
+import { observeGrant } from '../core/events.js';
 
 // The grants at the identity host's token endpoints (client credentials, authorization code,
 // refresh), made by oauth4webapi with the SDK's ky as its fetch: what a grant runs with, its
@@ -57,8 +58,6 @@ export function unsupportedAnswer(what: string, detail: string): OAuthError {
   return new OAuthError('server_error', `${what}: unsupported answer from the identity host (${detail})`);
 }
 
-/** The server's text, masked like any body before it reaches a log line through an error. */
-export const maskText = (text: string | undefined): string | undefined => (text === undefined ? undefined : redactText(text));
 
 /** A token endpoint's answer, already checked (RFC 6749 §5.1): what {@link toTokenSet} reads. */
 export interface TokenEndpointAnswer {
@@ -86,30 +85,20 @@ export function toTokenSet(response: TokenEndpointAnswer, nowMs: number = Date.n
   return set;
 }
 
-/** Maps a failure the grant did not classify itself to an SDK error. */
-type GrantErrorMap = (what: string, error: unknown, signal: AbortSignal | undefined) => OpenBankingError | undefined;
-
-/**
- * Runs one grant (request + process) and maps every failure to an SDK error: `map` first (the
- * OAuth library's errors), then network failures to {@link ConnectionError} / {@link TimeoutError}.
- */
-async function runMapped<T>(what: string, step: () => Promise<T>, signal?: AbortSignal, map?: GrantErrorMap): Promise<T> {
+/** Runs one grant: the identity host's failures arrive as SDK errors, oauth4webapi's go through {@link oauthFailure}. */
+async function runMapped<T>(what: string, step: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   try {
     return await step();
   } catch (error) {
     if (error instanceof OpenBankingError) throw error;
-    if (signal?.aborted) throw new AbortError(`${what}: aborted`);
-    throw map?.(what, error, signal) ?? networkFailure(what, error);
+    if (signal?.aborted) throw new AbortError(`The ${what} was aborted`, { cause: scrubCause(signal.reason) });
+    throw oauthFailure(what, error) ?? new ConnectionError(`${what} failed: ${describeNetworkFailure(error)}`, { cause: scrubCause(error) });
   }
 }
 
-function networkFailure(what: string, error: unknown): OpenBankingError {
-  const name = (error as { name?: string } | null)?.name;
-  // A custom fetch's error may carry the request (the form body holds client_secret): keep its
-  // class, message start and code only, as the API path does.
-  if (name === 'TimeoutError') return new TimeoutError(`${what}: the identity host did not answer in time`, { cause: scrubCause(error) });
-  if (name === 'AbortError') return new AbortError(`${what}: aborted`);
-  return new ConnectionError(`${what}: could not reach the identity host`, { cause: scrubCause(error) });
+/** A redirect from the identity host: refused, nothing sent to its `Location`. */
+export function identityRedirect(response: Response): OAuthError {
+  return new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) });
 }
 
 /** The authorization-server description oauth4webapi works from, for one endpoint. */
@@ -118,20 +107,16 @@ export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.A
 }
 
 /** Request options for oauth4webapi: ky as its fetch, and plain HTTP only on loopback. */
-function requestOptions(ctx: GrantContext, url: string, signal: AbortSignal | undefined, observe: AttemptObserver | undefined): oauth.TokenEndpointRequestOptions {
+function requestOptions(ctx: GrantContext, what: string, url: string, signal: AbortSignal | undefined, observe: AttemptObserver | undefined): oauth.TokenEndpointRequestOptions {
   return {
-    [oauth.customFetch]: (input, init) => identityFetch(ctx, String(input), init, observe),
+    [oauth.customFetch]: (input, init) => identityFetch(ctx, what, String(input), init, observe),
     [oauth.allowInsecureRequests]: isLoopbackHost(new URL(url).hostname),
     ...(signal ? { signal } : {}),
   };
 }
 
-/**
- * One request to the identity host through ky: one attempt (a grant is never re-sent blindly: a
- * rotating refresh token would be spent), the body read whole up to `maxResponseBytes`, a 3xx
- * refused with `OAuthError` (nothing goes to the `Location`).
- */
-async function identityFetch(ctx: GrantContext, url: string, init: RequestInit, observe: AttemptObserver | undefined): Promise<Response> {
+/** One request to the identity host through ky, one attempt: a re-sent grant could spend a rotating refresh token. */
+async function identityFetch(ctx: GrantContext, what: string, url: string, init: RequestInit, observe: AttemptObserver | undefined): Promise<Response> {
   const ex: Exchange = {
     method: (init.method ?? 'GET') as Exchange['method'],
     path: url,
@@ -144,10 +129,18 @@ async function identityFetch(ctx: GrantContext, url: string, init: RequestInit, 
     // Debug lines for the identity host too (headers redacted; the form, which holds secrets, never logged).
     logger: ctx.events?.logger,
     observe,
-    refuseRedirect: (response) => new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) }),
+    refuseRedirect: identityRedirect,
+    what: `The ${what}`,
+    host: 'the identity host',
   };
   const headers = Object.fromEntries(new Headers(init.headers).entries());
-  const { response, text } = await send(url, ex, { headers, body: init.body ?? undefined, throwHttpErrors: false });
+  let answer: { response: Response; text: string };
+  try {
+    answer = await send(url, ex, { headers, body: init.body ?? undefined, throwHttpErrors: false });
+  } catch (failure) {
+    throw noAnswer(failure, ex);
+  }
+  const { response, text } = answer;
   // oauth4webapi reads the answer itself: the body read (and capped) by the SDK, handed back.
   const empty = text === '' && [204, 205, 304].includes(response.status);
   return new Response(empty ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -172,21 +165,21 @@ export interface GrantRequest {
  */
 export function runGrant<T>(what: string, request: GrantRequest, step: (options: oauth.TokenEndpointRequestOptions) => Promise<T>): Promise<T> {
   const { ctx, url, signal } = request;
-  const run = (observe?: AttemptObserver) => runMapped(what, () => step(requestOptions(ctx, url, signal, observe)), signal, oauthFailure);
+  const run = (observe?: AttemptObserver) => runMapped(what, () => step(requestOptions(ctx, what, url, signal, observe)), signal);
   const hub = request.observed === false ? undefined : ctx.events;
-  // The events' code loads with the first grant somebody watches.
-  return hub?.active ? hub.load().then((parts) => parts.observeGrant(hub, what, request.scope, run)) : run();
+  return hub?.active ? observeGrant(hub, what, request.scope, run) : run();
 }
 
 /** oauth4webapi's errors as SDK errors: OAuth error bodies and challenges to {@link OAuthError}. */
 function oauthFailure(what: string, error: unknown): OpenBankingError | undefined {
   if (error instanceof oauth.ResponseBodyError) {
-    return new OAuthError(error.error, maskText(error.error_description), { status: error.status });
+    return new OAuthError(error.error, error.error_description && maskText(error.error_description), { status: error.status });
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     const challenge = error.cause[0];
     const code = challenge?.parameters.error ?? 'invalid_client';
-    return new OAuthError(code, maskText(challenge?.parameters.error_description), { status: error.status });
+    const description = challenge?.parameters.error_description;
+    return new OAuthError(code, description && maskText(description), { status: error.status });
   }
   // The body stopped half-way (the connection closed after the status line): a network failure
   // like any other, not an answer from the identity host.

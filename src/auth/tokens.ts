@@ -1,9 +1,10 @@
 import type { BearerSource } from '../core/http.js';
 import { rememberToken } from '../core/redact.js';
-import { scopeList } from '../core/scopes.js';
+import { scopeList } from '../core/config.js';
 import { type FleetAccess, MemoryFleetStore, pause } from '../core/store.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { GrantContext, TokenSet } from './grant.js';
+import { requestClientCredentials } from './grant.js';
 
 export type { TokenSet } from './grant.js';
 
@@ -138,8 +139,6 @@ export function tokenKey(clientId: string, scopes: readonly string[]): string {
 
 /** Requests one client-credentials token set (POST `{auth_url}/oauth2/token`, `client_secret_post`). */
 async function requestToken(ctx: GrantContext, tokenPath: string, scopes: readonly string[]): Promise<TokenSet> {
-  // oauth4webapi and ky load with the first grant, not with the package.
-  const { requestClientCredentials } = await import('./grant.js');
   return requestClientCredentials(ctx, tokenPath, scopeList(scopes).join(' '));
 }
 
@@ -159,6 +158,8 @@ export class ClientCredentialsTokens {
   readonly #store: TokenStore;
   readonly #guard: GrantGuard | undefined;
   readonly #sources = new Map<string, BearerSource>();
+  readonly #byList = new WeakMap<readonly string[], BearerSource>();
+  readonly #keys = new WeakMap<readonly string[], string>();
 
   /** @param guard - with a fleet: makes one grant per key across every process (see `fleetGrantGuard`). */
   constructor(ctx: GrantContext, tokenPath: string, store: TokenStore, guard?: GrantGuard) {
@@ -170,19 +171,24 @@ export class ClientCredentialsTokens {
 
   /** The token source for `scopes`, the same object for the same scope set. */
   source(scopes: readonly string[]): BearerSource {
+    // An operation's scope list is one array for the client's life: found again without sorting it.
+    let source = this.#byList.get(scopes);
+    if (source !== undefined) return source;
     const list = scopeList(scopes);
     const key = list.join(' ');
-    let source = this.#sources.get(key);
+    source = this.#sources.get(key);
     if (source === undefined) {
       source = { token: () => this.get(list).then(accessToken), renew: (rejected) => this.renew(list, rejected).then(accessToken) };
       this.#sources.set(key, source);
     }
+    this.#byList.set(scopes, source);
     return source;
   }
 
   /** A usable access token for `scopes`, from the store or from one shared grant. */
   async get(scopes: readonly string[]): Promise<TokenSet> {
-    const key = tokenKey(this.#ctx.clientId, scopes);
+    let key = this.#keys.get(scopes);
+    if (key === undefined) this.#keys.set(scopes, (key = tokenKey(this.#ctx.clientId, scopes)));
     const cached = await this.#store.get(key);
     if (cached && isFresh(cached, this.#ctx.now())) return cached;
     return this.#fetchOnce(key, scopes);

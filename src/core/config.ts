@@ -1,10 +1,11 @@
 import type { EventHub } from './events.js';
 import type { CallLimiter } from './http.js';
-import type { FieldCipher } from '../crypto/cipher.js';
 import type { FleetAccess } from './store.js';
 import type { LeveledLogger } from './logger.js';
 import type { Sleep } from './retry-timing.js';
-import type { SignatureEncoding } from './signature.js';
+
+/** How the `signature` header's SHA-256 digest is written: lowercase hex (default) or base64. @group Client */
+export type SignatureEncoding = 'hex' | 'base64';
 
 /* The provider's environments, hosts, identity-host paths and published limits: plain data every layer reads. */
 
@@ -73,7 +74,6 @@ export const SANDBOX_HOSTS: Readonly<Hosts> = Object.freeze({
   authUrl: 'https://identity-sandbox.sparkle.fyi',
 });
 
-
 /** A rate limit: calls per minute and the burst that may leave at once. @group Client */
 export interface RateLimit {
   /** Calls per minute. */
@@ -105,6 +105,8 @@ export interface PipelineConfig {
   signatureEncoding: SignatureEncoding;
   maxRetries: number;
   maxRetryDelay: number;
+  /** The longest wait before a retry (ms), when capped. */
+  retryDelay: number | undefined;
   timeout: number;
   /** Largest response body read (bytes). */
   maxResponseBytes: number;
@@ -120,3 +122,152 @@ export interface PipelineConfig {
   /** The client's listeners and instrumentations (`ob.on`, `openbanking-ng/otel`). */
   events: EventHub;
 }
+
+/**
+ * Every scope the specification names: the authorization-flow scopes and the security scheme's
+ * per-area scopes.
+ * @group OAuth
+ */
+export const SCOPES = [
+  'accounts',
+  'payments',
+  'transactions',
+  'standing_orders',
+  'openid',
+  'customers.readonly',
+  'customers.update',
+  'accounts.create',
+  'accounts.list.readonly',
+  'accounts.balance.readonly',
+  'accounts.update',
+  'accounts.transactions.readonly',
+  'accounts.holds.readonly',
+  'accounts.holds.create',
+  'accounts.holds.update',
+  'transfers.transactions.enquiry',
+  'transfers.transactions.create',
+  'transfers.transactions.query',
+  'bills.categories.list',
+  'bills.billers.list',
+  'bills.bill.validate',
+  'bills.transactions.create',
+  'disputes.categories.list',
+  'disputes.report.create',
+  'disputes.report.readonly',
+  'direct-debits.create',
+  'direct-debits.update',
+  'direct-debits.list',
+  'direct-debits.readonly',
+  'direct-debits.transaction.create',
+  'cards.list',
+  'cards.update',
+  'cards.create',
+  'loans.list',
+  'savings.list',
+  'savings.transactions.list',
+] as const;
+
+/**
+ * A scope the specification names.
+ * @group OAuth
+ */
+export type Scope = (typeof SCOPES)[number];
+
+/** Scopes as an array of names or one space-separated string. @group OAuth */
+export type ScopeInput = Scope | readonly Scope[] | (string & {});
+
+/**
+ * The scopes each typed operation asks for by default, keyed by its method name: what an app asks
+ * the customer to grant for the operations it calls. The operations' declarations read their
+ * scopes from here, so that `openbanking-ng/pkce` can offer it without loading them; override an
+ * entry with the `operationScopes` client option when your provider wants another scope.
+ *
+ * @example
+ * ```ts
+ * import { OPERATION_SCOPES } from 'openbanking-ng/pkce';
+ * const scope = [...OPERATION_SCOPES['accounts.list'], ...OPERATION_SCOPES['accounts.transactions.list']];
+ * ```
+ * @group Client
+ */
+export const OPERATION_SCOPES: Readonly<Record<OperationName, readonly Scope[]>> = Object.freeze(operationScopeTable());
+
+/** The table itself, literal so that its keys make {@link OperationName}. */
+function operationScopeTable() {
+  return {
+    'customers.retrieve': ['customers.readonly'],
+    'accounts.create': ['accounts.create'],
+    'accounts.list': ['accounts.list.readonly'],
+    'accounts.balances.retrieve': ['accounts.balance.readonly'],
+    'accounts.transactions.list': ['accounts.transactions.readonly'],
+    'accounts.holds.list': ['accounts.holds.readonly'],
+    'accounts.holds.create': ['accounts.holds.create'],
+    'accounts.holds.update': ['accounts.holds.update'],
+    'transfers.enquiry': ['transfers.transactions.enquiry'],
+    'transfers.retrieve': ['transfers.transactions.query'],
+    'transfers.create': ['transfers.transactions.create'],
+    'bills.categories.list': ['bills.categories.list'],
+    'bills.billers.list': ['bills.billers.list'],
+    'bills.validate': ['bills.bill.validate'],
+    'bills.pay': ['bills.transactions.create'],
+    'disputes.categories.list': ['disputes.categories.list'],
+    'disputes.create': ['disputes.report.create'],
+    'disputes.retrieve': ['disputes.report.readonly'],
+    'directDebits.create': ['direct-debits.create'],
+    'directDebits.list': ['direct-debits.list'],
+    'directDebits.update': ['direct-debits.update'],
+    'directDebits.charge': ['direct-debits.transaction.create'],
+    'cards.create': ['cards.create'],
+    'cards.list': ['cards.list'],
+    'savings.list': ['savings.list'],
+    'savings.transactions.list': ['savings.transactions.list'],
+  } as const satisfies Record<string, readonly Scope[]>;
+}
+
+/**
+ * The name of a typed operation, as its method is called under the client: the keys of
+ * {@link OPERATION_SCOPES} and of the `operationScopes` option.
+ * @group Client
+ */
+export type OperationName = keyof ReturnType<typeof operationScopeTable>;
+
+/** Normalises scopes to a sorted, de-duplicated list of names. */
+export function scopeList(scope: ScopeInput | readonly string[] | undefined): string[] {
+  if (scope === undefined) return [];
+  const names = typeof scope === 'string' ? scope.split(/\s+/) : [...scope];
+  return [...new Set(names.filter((s) => s.length > 0))].sort();
+}
+
+/**
+ * Encrypts and decrypts one secret card field (PIN, CVV2, card number, card token).
+ *
+ * The service says these fields are "encrypted with the client secret" and does not name the
+ * scheme, so the SDK never guesses: pick the built-in cipher your provider documents, or write
+ * your own in a few lines. Both methods work on one string and must be inverse of each other.
+ *
+ * @example
+ * ```ts
+ * import type { FieldCipher } from 'openbanking-ng';
+ * const reversed: FieldCipher = {
+ *   encrypt: async (text) => [...text].reverse().join(''),
+ *   decrypt: async (text) => [...text].reverse().join(''),
+ * };
+ * ```
+ * @group Ciphers
+ */
+export interface FieldCipher {
+  /** Turns a plaintext value into the text sent on the wire. */
+  encrypt(plaintext: string): Promise<string>;
+  /** Turns a value received from the service back into plaintext; rejects when it cannot. */
+  decrypt(ciphertext: string): Promise<string>;
+}
+
+/**
+ * The identity cipher: values cross the wire unchanged, as the provider's public sandbox shows
+ * them. It is the default; in `environment: 'production'` it must be chosen explicitly
+ * (`cipher: plaintextCipher`) before the SDK sends a secret field.
+ * @group Ciphers
+ */
+export const plaintextCipher: FieldCipher = /* @__PURE__ */ Object.freeze({
+  encrypt: (plaintext: string) => Promise.resolve(plaintext),
+  decrypt: (ciphertext: string) => Promise.resolve(ciphertext),
+});

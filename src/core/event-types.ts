@@ -1,6 +1,5 @@
 import type { HttpMethod } from './http.js';
 import type { LeveledLogger } from './logger.js';
-import type { TracingChannel } from './tracing-channel.js';
 
 // The client's events: their names and typed payloads, and what an instrumentation attaches.
 
@@ -197,4 +196,14 @@ export interface Hub {
   readonly logger: LeveledLogger;
   /** The TracingChannel `openbanking-ng:call`, where the runtime has one. */
   readonly channel: TracingChannel | undefined;
+}
+
+/**
+ * The part of a `TracingChannel` used here: whether anything subscribes, and `tracePromise`, which
+ * publishes `start` (running bound stores) and `end` around `fn`, then `asyncStart` and `asyncEnd`
+ * (after `error`) when its promise settles, `result` or `error` set on the context.
+ */
+export interface TracingChannel {
+  readonly hasSubscribers: boolean;
+  tracePromise<T>(fn: () => Promise<T>, context: object): Promise<T>;
 }

@@ -1,11 +1,9 @@
-import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHook, isForceRetryError, isHTTPError, type NormalizedOptions } from 'ky';
-import { OpenBankingError } from '../errors/base.js';
-import { AbortError, ResponseTooLargeError } from '../errors/local.js';
+import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHook, isForceRetryError, isHTTPError, isTimeoutError, type NormalizedOptions } from 'ky';
+import { OpenBankingError, withIdempotencyKey } from '../errors/base.js';
+import { AbortError, ConnectionError, ResponseTooLargeError, TimeoutError } from '../errors/base.js';
 import type { LeveledLogger } from './logger.js';
-import { type CallSecrets, redactHeaders, redactText } from './redact.js';
-import { RenewalBackoff } from './renewal-backoff.js';
-import { isRedirect, scrubCause } from './response.js';
-import { backoffDelay, parseRetryAfterMs, RETRY_STATUSES, type Sleep } from './retry-timing.js';
+import { type CallSecrets, redactHeaders, maskText } from './redact.js';
+import { RenewalBackoff, BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, MAX_TIMER_MS, parseRetryAfterMs, RETRY_STATUSES } from './retry-timing.js';
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -40,9 +38,6 @@ export interface AttemptObserver {
   rateLimitWait(waitMs: number, shared: boolean): void;
 }
 
-/** The longest delay a timer holds; a longer attempt timeout sets none. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /**
  * One request and everything its hooks need, handed to ky as `context.exchange`: the settings of
  * the request, and what its attempts learn (the token sent, the body read, renewals).
@@ -60,14 +55,18 @@ export interface Exchange {
   maxResponseBytes: number;
   /** A `Retry-After` above this (ms) is not waited for. */
   maxRetryDelay?: number;
+  /** The longest wait before a retry (ms), backoff and `Retry-After` alike (the client's `retryDelay`). */
+  retryDelay?: number | undefined;
   fetch?: typeof fetch | undefined;
   now: () => number;
-  sleep?: Sleep;
   logger?: LeveledLogger | undefined;
   limiter?: CallLimiter | undefined;
   bearer?: BearerSource | undefined;
   /** The error a redirect answer stands for (nothing is sent to its `Location`). */
-  refuseRedirect: (response: Response) => Error;
+  refuseRedirect: (response: Response, ex: Exchange) => Error;
+  /** How errors name the request and who failed to answer it: `'The request'`, `'the API'`. */
+  what: string;
+  host: string;
   /** The body sent, for the debug log (redacted there). */
   payload?: string | undefined;
   /** The call's secret fields and the secret values it sent: redacted from logs and errors with the SDK's own. */
@@ -78,8 +77,6 @@ export interface Exchange {
   /** A token obtained by a renewal was refused too (or renewals are backing off). */
   freshRefused?: boolean;
   attempt?: number;
-  /** Retries other than renewals, so far. */
-  retries?: number;
   started?: number;
   /** The last answer's body, as read. */
   text?: string;
@@ -87,6 +84,10 @@ export interface Exchange {
   answer?: Response;
   /** A failure of the SDK's own steps (the token source, the limiter): it ends the call, never retried. */
   stop?: unknown;
+  /** The last attempt's failure, as ky retries it. */
+  failure?: unknown;
+  /** The last attempt's request, for its failure's log line. */
+  lastRequest?: Request;
   /** The call's events, when somebody watches (`ob.on`, an instrumentation, the diagnostics channel). */
   observe?: AttemptObserver | undefined;
 }
@@ -125,23 +126,18 @@ const startAttempt: BeforeRequestHook = (request, options) => {
   const ex = exchangeOf(options);
   ex.attempt = (ex.attempt ?? 0) + 1;
   ex.started = ex.now();
+  ex.lastRequest = request;
   ex.observe?.request(request, ex.attempt);
 };
 
-/**
- * ky's `fetch`: the request sent, then its answer read whole within the same attempt, so that
- * ky's `timeout` covers the body too and a body cut off half-way fails the attempt like any
- * network failure (retried). A redirect is refused (nothing goes to its `Location`); the body is
- * read up to `maxResponseBytes`. The text stays on the exchange; ky goes on with the status and
- * headers.
- */
+/** ky's `fetch`: the body read within the attempt, so ky's `timeout` covers it and a cut-off body is retried; redirects refused. */
 async function fetchAndRead(ex: Exchange, request: Request, init: RequestInit | undefined): Promise<Response> {
   const response = await (ex.fetch ?? globalThis.fetch)(request, init);
   if (isRedirect(response)) {
     void response.body?.cancel().catch(() => undefined);
     logAttempt(ex, request, response.status);
     ex.observe?.response(response);
-    throw ex.refuseRedirect(response);
+    throw ex.refuseRedirect(response, ex);
   }
   ex.text = await readText(response, ex.maxResponseBytes);
   ex.answer = response;
@@ -150,10 +146,7 @@ async function fetchAndRead(ex: Exchange, request: Request, init: RequestInit | 
   return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/**
- * afterResponse: a 401 drops the token and retries once with a new one (`ky.retry`), unless a
- * renewed token was refused too: then renewals of that source back off (DESIGN "401 renewal").
- */
+/** afterResponse: a 401 retries once with a new token; a refused renewal backs that source off (DESIGN "401 renewal"). */
 const renewOn401: AfterResponseHook = async (_request, options, response) => {
   const ex = exchangeOf(options);
   const source = ex.bearer;
@@ -175,75 +168,85 @@ const renewOn401: AfterResponseHook = async (_request, options, response) => {
   if (fresh === undefined) return;
   ex.token = fresh;
   logRetry(ex, 401, 0);
-  return ky.retry();
+  return ky.retry({ delay: 0 });
 };
 
-/** beforeRetry: the wait before the next attempt, through the client's `sleep` (0 after a renewal). */
-const waitBeforeRetry: BeforeRetryHook = async ({ request, options, error }) => {
-  const ex = exchangeOf(options);
-  if (isForceRetryError(error)) return ex.observe?.retryAfter(error, 0); // a renewed token: the `retry` event only
-  if (!isHTTPError(error)) logAttempt(ex, request, (error as Error | undefined)?.name ?? 'error');
-  const retryAfter = isHTTPError(error) ? parseRetryAfterMs(error.response.headers.get('retry-after'), ex.now()) : undefined;
-  const delay = retryAfter ?? backoffDelay(ex.retries ?? 0);
-  ex.retries = (ex.retries ?? 0) + 1;
-  logRetry(ex, isHTTPError(error) ? error.response.status : ((error as Error | undefined)?.name ?? 'error'), delay);
-  ex.observe?.retryAfter(error, delay);
-  try {
-    await (ex.sleep ?? noSleep)(delay, ex.signal);
-  } catch (reason) {
-    throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey: ex.idempotencyKey, cause: scrubCause(reason) });
-  }
-  if (ex.signal?.aborted) throw new AbortError('The request was aborted while waiting to retry', { idempotencyKey: ex.idempotencyKey });
+/** beforeRetry: a renewed token's retry, sent at once, is told as a `retry` event here (ky's own waits are told before them). */
+const renewedRetry: BeforeRetryHook = ({ options, error }) => {
+  if (isForceRetryError(error)) exchangeOf(options).observe?.retryAfter(error, 0);
 };
 
-const noSleep: Sleep = async () => undefined;
+/** DESIGN's backoff before retry `n` (1 = the first): 500 ms × 2^(n-1), capped at 8 s before jitter. */
+const backoff = (n: number): number => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (n - 1));
+
+/** ky's `retry.jitter` for `ex`: up to 25 % off the backoff; the wait ky will do is told before it waits. */
+function jitterFor(ex: Exchange, limit: number): (delay: number) => number {
+  return (delay) => {
+    const wait = Math.min(limit, Math.round(delay * (1 - JITTER * Math.random())));
+    retrying(ex, wait);
+    return wait;
+  };
+}
 
 /**
- * ky's retry decision, with what only the SDK knows: its own errors (a refused redirect, the rate
- * limiter's refusal, a body too large) and the caller's abort end the call; a `Retry-After` above
- * `maxRetryDelay` is not waited for; a renewal does not count against `maxRetries`. Everything
- * else is ky's (`statusCodes`, `retryOnTimeout`, network failures).
+ * ky's retry decision plus what only the SDK knows: its own errors, the caller's abort, renewals outside
+ * `maxRetries`, a `Retry-After` over `maxRetryDelay` refused, a malformed one (`+5`, `soon`) backed off.
  */
 function shouldRetry(ex: Exchange, error: Error, retryCount: number): boolean | undefined {
   if (retryCount - (ex.renewals ?? 0) > ex.maxRetries) return false;
   if (ex.signal?.aborted || error instanceof OpenBankingError || error === ex.stop) return false;
-  if (isHTTPError(error)) {
-    const retryAfter = parseRetryAfterMs(error.response.headers.get('retry-after'), ex.now());
-    if (retryAfter !== undefined && ex.maxRetryDelay !== undefined && retryAfter > ex.maxRetryDelay && RETRY_STATUSES.includes(error.response.status)) {
-      ex.logger?.warn(`openbanking-ng ${ex.method} ${ex.path} → ${error.response.status}: Retry-After ${retryAfter} ms exceeds maxRetryDelay ${ex.maxRetryDelay} ms; not retrying`, { idempotencyKey: ex.idempotencyKey, retryAfter });
-      return false;
-    }
+  ex.failure = error;
+  if (!isHTTPError(error)) return undefined;
+  const status = error.response.status;
+  if (!RETRY_STATUSES.includes(status)) return false;
+  const retryAfter = parseRetryAfterMs(error.response.headers.get('retry-after'));
+  if (retryAfter === undefined) return true;
+  if (ex.maxRetryDelay !== undefined && retryAfter > ex.maxRetryDelay) {
+    ex.logger?.warn(`openbanking-ng ${ex.method} ${ex.path} → ${status}: Retry-After ${retryAfter} ms exceeds maxRetryDelay ${ex.maxRetryDelay} ms; not retrying`, { idempotencyKey: ex.idempotencyKey, retryAfter });
+    return false;
   }
+  retrying(ex, Math.min(retryAfter, ex.retryDelay ?? Infinity));
   return undefined;
+}
+
+/** A retry is decided and ky waits `delay` ms: the failed attempt's log line, the retry's, its event. */
+function retrying(ex: Exchange, delay: number): void {
+  const error = ex.failure;
+  const status = isHTTPError(error) ? error.response.status : undefined;
+  if (status === undefined && ex.lastRequest) logAttempt(ex, ex.lastRequest, (error as Error | undefined)?.name ?? 'error');
+  logRetry(ex, status ?? (error as Error | undefined)?.name ?? 'error', delay);
+  ex.observe?.retryAfter(error, delay);
 }
 
 /**
  * The one configured ky instance every request of the SDK goes through (API calls, token
- * endpoints, registration, device polling). Its retry options say DESIGN's "what is retried" row;
- * the waits go through the caller's `sleep` (see `waitBeforeRetry`), so ky itself waits 0.
+ * endpoints, registration, device polling). Its retry options say DESIGN's "what is retried" row
+ * and its backoff; ky waits (a `Retry-After` on any retried status, else the backoff).
  */
 export const http = ky.create({
   redirect: 'manual',
   retry: {
     methods: ['get', 'post', 'put', 'patch', 'delete'],
     statusCodes: RETRY_STATUSES,
-    afterStatusCodes: [],
+    afterStatusCodes: RETRY_STATUSES,
     retryOnTimeout: true,
-    delay: () => 0,
+    delay: backoff,
+    backoffLimit: BACKOFF_CAP_MS,
   },
   hooks: {
     beforeRequest: [bearer, waitForBudget, startAttempt],
     afterResponse: [renewOn401],
-    beforeRetry: [waitBeforeRetry],
+    beforeRetry: [renewedRetry],
   },
 });
 
 /**
  * Sends one request through {@link http} with `ex`'s settings. Resolves to the final answer (the
  * `Response` fetch gave, its body already read) and that body; rejects with what ky threw (an `HTTPError` for a non-2xx when `throwHttpErrors`, a ky
- * `TimeoutError`, a network failure, or an SDK error from a hook).
+ * `TimeoutError`, a network failure, a wait aborted by the caller's signal, or an SDK error from a hook).
  */
 export async function send(url: string, ex: Exchange, init: { headers: Record<string, string>; body?: BodyInit | undefined; throwHttpErrors?: boolean }): Promise<{ response: Response; text: string }> {
+  const cap = ex.retryDelay ?? Infinity;
   const response = await http(url, {
     method: ex.method,
     headers: init.headers,
@@ -253,10 +256,30 @@ export async function send(url: string, ex: Exchange, init: { headers: Record<st
     throwHttpErrors: init.throwHttpErrors ?? true,
     fetch: (input, options) => fetchAndRead(ex, input as Request, options),
     context: { exchange: ex },
-    retry: { limit: ex.maxRetries + (ex.bearer ? 1 : 0), shouldRetry: ({ error, retryCount }) => shouldRetry(ex, error, retryCount) },
+    retry: {
+      limit: ex.maxRetries + (ex.bearer ? 1 : 0),
+      backoffLimit: Math.min(BACKOFF_CAP_MS, cap),
+      maxRetryAfter: Math.min(ex.maxRetryDelay ?? Infinity, cap),
+      jitter: jitterFor(ex, Math.min(BACKOFF_CAP_MS, cap)),
+      shouldRetry: ({ error, retryCount }) => shouldRetry(ex, error, retryCount),
+    },
   });
   // ky passed on a copy without the body; the caller gets fetch's own Response (url, type, …).
   return { response: ex.answer ?? response, text: ex.text ?? '' };
+}
+
+/**
+ * What {@link send} threw when no usable answer came, as the SDK's error: an SDK error from a hook
+ * as it is (with the call's key), the caller's abort, the attempt timeout, or a network failure.
+ * The one mapper of API calls, grants and registration.
+ */
+export function noAnswer(failure: unknown, ex: Exchange): unknown {
+  const { idempotencyKey, signal, what } = ex;
+  if (failure instanceof OpenBankingError) return idempotencyKey !== undefined && failure.idempotencyKey === undefined ? withIdempotencyKey(failure, idempotencyKey) : failure;
+  if (failure === ex.stop) return failure;
+  if (signal?.aborted) return new AbortError(`${what} was aborted`, { idempotencyKey, cause: scrubCause(signal.reason) });
+  if (isTimeoutError(failure)) return new TimeoutError(`${what} timed out: ${ex.host} did not answer within ${ex.timeout} ms`, { idempotencyKey });
+  return new ConnectionError(`${what} failed: could not get a complete answer from ${ex.host} (${describeNetworkFailure(failure)})`, { idempotencyKey, cause: scrubCause(failure) });
 }
 
 /** One debug line per attempt; headers and body redacted. */
@@ -272,7 +295,7 @@ function logAttempt(ex: Exchange, request: Request, status: number | string): vo
     idempotencyKey,
     elapsedMs: ex.now() - (ex.started ?? ex.now()),
     headers: redactHeaders(request.headers),
-    ...(payload === undefined ? {} : { body: redactText(payload, ex.secrets) }),
+    ...(payload === undefined ? {} : { body: maskText(payload, ex.secrets) }),
   });
 }
 
@@ -300,11 +323,7 @@ function untilAborted<T>(promise: Promise<T>, ex: Exchange): Promise<T> {
   });
 }
 
-/**
- * Reads a body as UTF-8 text, chunk by chunk, and stops at `limit` bytes: past it the stream is
- * cancelled and the read rejects with {@link ResponseTooLargeError}; nothing past the limit is
- * kept. A declared `content-length` over the limit is refused before a byte is read.
- */
+/** A body as UTF-8 text, refused with {@link ResponseTooLargeError} past `limit` bytes (declared or read). */
 async function readText(response: Response, limit: number): Promise<string> {
   const body = response.body;
   if (!body) return '';
@@ -328,4 +347,52 @@ async function readText(response: Response, limit: number): Promise<string> {
     text += decoder.decode(value, { stream: true });
   }
   return text + decoder.decode();
+}
+
+/** True for a 3xx answer, or the opaque answer a browser gives for one under `redirect: 'manual'`. */
+export function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
+}
+
+/** Why a redirect was refused, naming the status and the host it pointed to (never a query). */
+export function redirectMessage(response: Response, where: string): string {
+  let target = 'an undisclosed location';
+  try {
+    const location = response.headers.get('location');
+    if (location) target = new URL(location, response.url || undefined).origin;
+  } catch {
+    // a Location that is no URL: leave it out
+  }
+  return `${where} answered ${response.status || 'a redirect'} to ${target}: the SDK never follows redirects (they would re-send the signature, the keys and the body). Check the configured URL`;
+}
+
+/** Keeps a cause's class and message for debugging, never arbitrary attached data. */
+export function scrubCause(cause: unknown): unknown {
+  if (cause instanceof OpenBankingError) return cause;
+  if (cause instanceof Error) {
+    const copy = new Error(maskText(cause.message).slice(0, 200)); // a custom fetch may quote the form body
+    copy.name = cause.name;
+    const code = (cause as { code?: unknown }).code ?? (cause as { cause?: { code?: unknown } }).cause?.code;
+    if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
+    return copy;
+  }
+  return undefined;
+}
+
+/** A short reason for a network failure: the system error code where there is one. */
+export function describeNetworkFailure(failure: unknown): string {
+  const cause = (failure as { cause?: { code?: string; message?: string } } | null)?.cause;
+  if (cause?.code) return cause.code;
+  if (failure instanceof Error) return maskText(failure.message).slice(0, 200);
+  return 'network failure';
+}
+
+/** The body as JSON, or undefined when it is empty or not JSON. */
+export function parseJson(text: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -43,8 +43,21 @@ function nameWords(name: string): string[] {
  */
 export function isSecretField(name: string, fields?: readonly string[], form = false): boolean {
   if (fields?.includes(name)) return true;
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    // Every call reads the same few field names: each is judged once.
+    if (secretNames.size >= 4_096) secretNames.clear();
+    secretNames.set(name, (secret = judgeName(name)));
+  }
+  return secret === 'form' ? form : secret;
+}
+
+const secretNames = new Map<string, boolean | 'form'>();
+
+/** `'form'` for `code`, secret only in a grant's form. */
+function judgeName(name: string): boolean | 'form' {
   const flat = name.toLowerCase().replace(/[\s_.-]+/g, '');
-  if (flat === 'code') return form;
+  if (flat === 'code') return 'form';
   if (SECRET_COMPOUNDS.some((compound) => flat.includes(compound)) || LONG_SECRET_WORDS.some((word) => flat.includes(word))) return true;
   const words = nameWords(name);
   // A name in one piece (`CARDPIN`) may end or begin with a short secret word.
@@ -76,9 +89,6 @@ export function redactValue(value: unknown, secrets?: CallSecrets, depth = 0): u
   }
   return out;
 }
-
-/** A response or request text with its secrets masked: {@link maskText}, under the name raw bodies are read by. */
-export const redactText = (text: string, secrets?: CallSecrets): string => maskText(text, secrets);
 
 /**
  * Masks every secret in any text, whatever its shape, in one scan: JSON members whose (decoded)

@@ -1,11 +1,13 @@
+
+
+/** The longest delay a JavaScript timer can hold (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Waits `ms` milliseconds; rejects with the signal's reason if it fires first. @group Client */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-/** The longest delay one timer holds; a longer one would fire after 1 ms. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /**
- * The real timer-based sleep. Tests pass their own through the client's `sleep` option. Waits
+ * The real timer-based sleep of the SDK's own waits (the rate limiter, polling); tests pass their own through the client's `sleep` option. Waits
  * longer than a timer can hold (a rate limiter with `maxWait: Infinity` and a tiny rate) are
  * waited in steps instead of firing at once.
  */
@@ -39,27 +41,14 @@ export const BACKOFF_CAP_MS = 8_000;
 /** Share of the delay that jitter may remove. */
 export const JITTER = 0.25;
 
-/**
- * Exponential backoff for retry number `n` (0 before the first retry): 500 ms × 2^n, capped at
- * 8 s, minus up to 25 % jitter. `random` is `Math.random` unless a test fixes it.
- */
-export function backoffDelay(n: number, random: () => number = Math.random): number {
-  const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** n);
-  return Math.round(base * (1 - JITTER * random()));
-}
-
-/**
- * The day name every HTTP-date form starts with (RFC 9110 §5.6.7: IMF-fixdate, RFC 850, asctime).
- * `Date.parse` alone reads almost anything as a date (`-3`, `.5`, `+5` are days of 2001), which
- * would turn a garbled header into "retry at once".
- */
+/** Every HTTP-date form starts with a day name (RFC 9110 §5.6.7); `Date.parse` alone reads `-3` as a day of 2001. */
 const HTTP_DATE_START = /^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s/i;
 
-/** `Retry-After` (delay-seconds or HTTP date) in milliseconds, or undefined when absent or neither. */
+/** `Retry-After` (delay-seconds, or an HTTP date against the system clock, as ky reads it) in milliseconds, or undefined when absent or neither. */
 export function parseRetryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
   if (!HTTP_DATE_START.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
@@ -68,3 +57,63 @@ export function parseRetryAfterMs(value: string | null, now: number = Date.now()
 
 /** Statuses worth another attempt with the same idempotency key: 408, 429 and every 5xx (ky's `retry.statusCodes`). */
 export const RETRY_STATUSES: number[] = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
+
+/** The first wait after a freshly renewed token was refused (ms). */
+export const RENEWAL_BACKOFF_FIRST = 30_000;
+/** The longest wait between renewals while fresh tokens keep being refused (ms). */
+export const RENEWAL_BACKOFF_MAX = 300_000;
+
+/**
+ * How often one token source may renew after 401s. A 401 drops the token, gets a new one and
+ * tries once more; when a token obtained by such a renewal is refused too (a wrong
+ * `signatureEncoding` or wrong credentials make the server refuse every call), further renewals
+ * wait at least 30 s after the last one, doubling up to 5 min while fresh tokens keep being
+ * refused. Any success resets it. Calls inside the wait fail with their 401 at once, with the
+ * token they have: the storm of token requests (and of rotated refresh tokens) is bounded, and
+ * nothing is locked out for longer than the wait.
+ */
+export class RenewalBackoff {
+  /** Fresh tokens refused in a row. */
+  #refusals = 0;
+  /** When the last renewal started (ms, the client's clock). */
+  #lastRenewal = Number.NEGATIVE_INFINITY;
+  /** The last refused fresh token: calls that shared one renewal count its refusal once. */
+  #lastRefused: string | undefined;
+  readonly #now: () => number;
+
+  constructor(now: () => number) {
+    this.#now = now;
+  }
+
+  /** The wait (ms) between renewals now: 0 until a fresh token has been refused. */
+  get wait(): number {
+    return this.#refusals === 0 ? 0 : Math.min(RENEWAL_BACKOFF_FIRST * 2 ** (this.#refusals - 1), RENEWAL_BACKOFF_MAX);
+  }
+
+  /** True when a fresh token has been refused and the source is inside its wait. */
+  get refusing(): boolean {
+    return this.#refusals > 0;
+  }
+
+  /** True when a renewal may start now; records it as the last one when it may. */
+  tryRenew(): boolean {
+    const now = this.#now();
+    if (this.#refusals > 0 && now - this.#lastRenewal < this.wait) return false;
+    this.#lastRenewal = now;
+    return true;
+  }
+
+  /** `token`, obtained by a renewal, was refused too. */
+  freshRefused(token: string): void {
+    if (token === this.#lastRefused) return;
+    this.#lastRefused = token;
+    this.#refusals++;
+  }
+
+  /** A call with this source succeeded: renewals are free again. */
+  succeeded(): void {
+    this.#refusals = 0;
+    this.#lastRenewal = Number.NEGATIVE_INFINITY;
+    this.#lastRefused = undefined;
+  }
+}

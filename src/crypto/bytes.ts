@@ -1,7 +1,7 @@
 // Byte and text helpers shared by the built-in ciphers. Every failure is a `CipherError` whose
 // message names the cipher and the problem, never the value, the plaintext or the key.
 import { CipherError } from '../errors/index.js';
-import { toBase64, toHex } from '../core/signature.js';
+import { toBase64, toHex } from '../core/field-crypto.js';
 
 export { toBase64, toHex };
 

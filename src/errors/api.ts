@@ -1,4 +1,4 @@
-import { type CallSecrets, redactHeaders, redactText, redactValue, withoutSecretHeaders } from '../core/redact.js';
+import { type CallSecrets, redactHeaders, maskText, redactValue, withoutSecretHeaders } from '../core/redact.js';
 import { parseRetryAfterMs } from '../core/retry-timing.js';
 import { guard, OpenBankingError } from './base.js';
 
@@ -67,7 +67,7 @@ export class ApiError extends OpenBankingError {
     const body = isRecord(init.body) ? init.body : undefined;
     const extra: CallSecrets = { fields: init.secretFields, values: init.secretValues };
     // The server's text reaches log lines through the error: masked like any body.
-    const text = body && typeof body.message === 'string' ? redactText(body.message, extra) : undefined;
+    const text = body && typeof body.message === 'string' ? maskText(body.message, extra) : undefined;
     super(init.message ?? (text || `${init.status} ${statusText(init.status, init.body === undefined)}`), {
       idempotencyKey: init.idempotencyKey,
     });
@@ -77,7 +77,7 @@ export class ApiError extends OpenBankingError {
     this.data = body ? redactValue(body.data, extra) : undefined;
     this.errors = normaliseFieldErrors(body, this.errorCode, text, extra);
     this.headers = withoutSecretHeaders(init.headers);
-    this.rawBody = redactText(init.rawBody, extra);
+    this.rawBody = maskText(init.rawBody, extra);
   }
 
   /** The JSON view of {@link OpenBankingError.toJSON}, with `headers` as a plain object, secret ones redacted. */
@@ -178,7 +178,7 @@ function normaliseFieldErrors(body: Record<string, unknown> | undefined, errorCo
     return body.errors.filter(isRecord).map((e) => {
       const item: FieldError = {
         code: typeof e.code === 'string' ? e.code : 'UNKNOWN',
-        message: typeof e.message === 'string' ? redactText(e.message, secrets) : '',
+        message: typeof e.message === 'string' ? maskText(e.message, secrets) : '',
       };
       if (typeof e.field === 'string') item.field = e.field;
       return item;

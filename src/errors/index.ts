@@ -1,6 +1,3 @@
-// Every error the SDK raises, by concern: the root and its brand, the API's answers, the identity
-// host's refusals, and what goes wrong on the client's side.
+// Every error the SDK raises: the root, the identity host's refusals and the client's own (base.ts), the API's answers (api.ts).
 export * from './base.js';
 export * from './api.js';
-export * from './oauth.js';
-export * from './local.js';

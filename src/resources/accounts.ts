@@ -1,12 +1,11 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
-import type { PagePromise } from '../core/page-promise.js';
-import type * as S from '../schemas/accounts.js';
-import { noInput, Resource } from './resource.js';
+import type { APIPromise } from '../core/transport.js';
+import type { RequestOptions } from '../core/validation.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
+import type { PagePromise } from './runner.js';
+import * as S from '../schemas/accounts.js';
+import { noInput, Resource } from './runner.js';
 import type { OperationRunner } from './runner.js';
 
 /** Body of `ob.accounts.create` (no field is flagged required by the provider). @group Accounts */
@@ -43,17 +42,14 @@ export type PathParam = string | number;
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'accounts.create', method: 'POST', path: '/accounts', token: 'client', scopes: OPERATION_SCOPES['accounts.create'], input: 'body', source: '§7.1', completeness: 'full' }),
-  list: defineOperation({ name: 'accounts.list', method: 'GET', path: '/accounts', token: 'customer', scopes: OPERATION_SCOPES['accounts.list'], input: 'none', source: '§7.2', completeness: 'full' }),
-  balances: defineOperation({ name: 'accounts.balances.retrieve', method: 'GET', path: '/accounts/{account_number}/balances', token: 'customer', scopes: OPERATION_SCOPES['accounts.balances.retrieve'], input: 'none', source: '§7.3', completeness: 'full' }),
-  transactions: defineOperation({ name: 'accounts.transactions.list', method: 'GET', path: '/accounts/{account_number}/transactions', token: 'customer', scopes: OPERATION_SCOPES['accounts.transactions.list'], input: 'query', pagedItems: 'transactions', source: '§7.4', completeness: 'full' }),
-  holdsList: defineOperation({ name: 'accounts.holds.list', method: 'GET', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.list'], input: 'none', source: '§7.5', completeness: 'full' }),
-  holdsCreate: defineOperation({ name: 'accounts.holds.create', method: 'POST', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.create'], input: 'body', source: '§7.6', completeness: 'full' }),
-  holdsUpdate: defineOperation({ name: 'accounts.holds.update', method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.update'], input: 'body', source: '§7.7', completeness: 'full' }),
+  create: defineOperation({ name: 'accounts.create', schemas: S.schemas['accounts.create'], method: 'POST', path: '/accounts', token: 'client', scopes: OPERATION_SCOPES['accounts.create'], input: 'body', source: '§7.1', completeness: 'full' }),
+  list: defineOperation({ name: 'accounts.list', schemas: S.schemas['accounts.list'], method: 'GET', path: '/accounts', token: 'customer', scopes: OPERATION_SCOPES['accounts.list'], input: 'none', source: '§7.2', completeness: 'full' }),
+  balances: defineOperation({ name: 'accounts.balances.retrieve', schemas: S.schemas['accounts.balances.retrieve'], method: 'GET', path: '/accounts/{account_number}/balances', token: 'customer', scopes: OPERATION_SCOPES['accounts.balances.retrieve'], input: 'none', source: '§7.3', completeness: 'full' }),
+  transactions: defineOperation({ name: 'accounts.transactions.list', schemas: S.schemas['accounts.transactions.list'], method: 'GET', path: '/accounts/{account_number}/transactions', token: 'customer', scopes: OPERATION_SCOPES['accounts.transactions.list'], input: 'query', pagedItems: 'transactions', source: '§7.4', completeness: 'full' }),
+  holdsList: defineOperation({ name: 'accounts.holds.list', schemas: S.schemas['accounts.holds.list'], method: 'GET', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.list'], input: 'none', source: '§7.5', completeness: 'full' }),
+  holdsCreate: defineOperation({ name: 'accounts.holds.create', schemas: S.schemas['accounts.holds.create'], method: 'POST', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.create'], input: 'body', source: '§7.6', completeness: 'full' }),
+  holdsUpdate: defineOperation({ name: 'accounts.holds.update', schemas: S.schemas['accounts.holds.update'], method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.update'], input: 'body', source: '§7.7', completeness: 'full' }),
 };
-
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/accounts.js'));
 
 /**
  * An account's balances: `session.accounts.balances`.
@@ -62,7 +58,7 @@ const schemas = new Lazy(() => import('../schemas/accounts.js'));
 export class AccountBalancesResource extends Resource {
   /** The account's balances (`GET /accounts/{account_number}/balances`, customer token, scope `accounts.balance.readonly`). */
   retrieve(accountNumber: PathParam, options?: RequestOptions): APIPromise<AccountBalances> {
-    return this.run.call(operations.balances, schemas, [accountNumber], undefined, options);
+    return this.run.call(operations.balances, [accountNumber], undefined, options);
   }
 }
 
@@ -85,7 +81,7 @@ export class AccountTransactions extends Resource {
    * ```
    */
   list(accountNumber: PathParam, query: TransactionListParams, options?: RequestOptions): PagePromise<AccountTransactionPage, AccountTransaction> {
-    return this.run.paged(operations.transactions, schemas, [accountNumber], query as unknown as Record<string, unknown>, options);
+    return this.run.paged(operations.transactions, [accountNumber], query as unknown as Record<string, unknown>, options);
   }
 }
 
@@ -96,17 +92,17 @@ export class AccountTransactions extends Resource {
 export class AccountHolds extends Resource {
   /** The account's holds (`GET /accounts/{account_number}/holds`, customer token, scope `accounts.holds.readonly`). */
   list(accountNumber: PathParam, options?: RequestOptions): APIPromise<HoldList> {
-    return this.run.call(operations.holdsList, schemas, [accountNumber], undefined, options);
+    return this.run.call(operations.holdsList, [accountNumber], undefined, options);
   }
 
   /** Places a hold (`POST /accounts/{account_number}/holds`, customer token, scope `accounts.holds.create`). */
   create(accountNumber: PathParam, body: PlaceHoldParams, options?: RequestOptions): APIPromise<HoldReference> {
-    return this.run.call(operations.holdsCreate, schemas, [accountNumber], body, options);
+    return this.run.call(operations.holdsCreate, [accountNumber], body, options);
   }
 
   /** Updates a hold; `{ status: 'INACTIVE' }` releases it (`PATCH /accounts/{account_number}/holds/{hold_reference}`, scope `accounts.holds.update`). */
   update(accountNumber: PathParam, holdReference: PathParam, body: UpdateHoldParams, options?: RequestOptions): APIPromise<HoldReference> {
-    return this.run.call(operations.holdsUpdate, schemas, [accountNumber, holdReference], body, options);
+    return this.run.call(operations.holdsUpdate, [accountNumber, holdReference], body, options);
   }
 }
 
@@ -137,7 +133,7 @@ export class Accounts extends Resource {
    * in `accounts.list()` under the customer's consent.
    */
   create(body: OpenAccountParams, options?: RequestOptions): APIPromise<OpenedAccount> {
-    return this.run.call(operations.create, schemas, [], body, options);
+    return this.run.call(operations.create, [], body, options);
   }
 
   /** The customer's accounts (`GET /accounts`, customer token, scope `accounts.list.readonly`). */
@@ -145,6 +141,6 @@ export class Accounts extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<AccountList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<AccountList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, schemas, [], input, options);
+    return this.run.call(operations.list, [], input, options);
   }
 }

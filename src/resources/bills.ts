@@ -1,12 +1,11 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/bills.js';
+import type { APIPromise } from '../core/transport.js';
+import type { RequestOptions } from '../core/validation.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
+import * as S from '../schemas/bills.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './resource.js';
+import { noInput, Resource } from './runner.js';
 import type { OperationRunner } from './runner.js';
 
 /** A biller category; `id` is a string or a number. @group Bills */
@@ -26,14 +25,11 @@ export interface BillPayment extends z.output<typeof S.billPaymentSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  categories: defineOperation({ name: 'bills.categories.list', method: 'GET', path: '/bills/categories', token: 'client', scopes: OPERATION_SCOPES['bills.categories.list'], input: 'none', source: '§9.1', completeness: 'partial' }),
-  billers: defineOperation({ name: 'bills.billers.list', method: 'GET', path: '/bills/{category_id}/billers', token: 'client', scopes: OPERATION_SCOPES['bills.billers.list'], input: 'none', source: '§9.2', completeness: 'full' }),
-  validate: defineOperation({ name: 'bills.validate', method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'both', scopes: OPERATION_SCOPES['bills.validate'], input: 'none', source: '§9.3', completeness: 'full' }),
-  pay: defineOperation({ name: 'bills.pay', method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'customer', scopes: OPERATION_SCOPES['bills.pay'], input: 'body', source: '§9.4', completeness: 'full' }),
+  categories: defineOperation({ name: 'bills.categories.list', schemas: S.schemas['bills.categories.list'], method: 'GET', path: '/bills/categories', token: 'client', scopes: OPERATION_SCOPES['bills.categories.list'], input: 'none', source: '§9.1', completeness: 'partial' }),
+  billers: defineOperation({ name: 'bills.billers.list', schemas: S.schemas['bills.billers.list'], method: 'GET', path: '/bills/{category_id}/billers', token: 'client', scopes: OPERATION_SCOPES['bills.billers.list'], input: 'none', source: '§9.2', completeness: 'full' }),
+  validate: defineOperation({ name: 'bills.validate', schemas: S.schemas['bills.validate'], method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'both', scopes: OPERATION_SCOPES['bills.validate'], input: 'none', source: '§9.3', completeness: 'full' }),
+  pay: defineOperation({ name: 'bills.pay', schemas: S.schemas['bills.pay'], method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'customer', scopes: OPERATION_SCOPES['bills.pay'], input: 'body', source: '§9.4', completeness: 'full' }),
 };
-
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/bills.js'));
 
 /**
  * Biller categories: `ob.bills.categories` (client credentials, no consent needed).
@@ -45,7 +41,7 @@ export class BillerCategories extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<BillerCategory[]>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<BillerCategory[]> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.categories, schemas, [], input, options);
+    return this.run.call(operations.categories, [], input, options);
   }
 }
 
@@ -56,7 +52,7 @@ export class BillerCategories extends Resource {
 export class Billers extends Resource {
   /** The billers of a category, with their products (`GET /bills/{category_id}/billers`, scope `bills.billers.list`). */
   list(categoryId: PathParam, options?: RequestOptions): APIPromise<BillerList> {
-    return this.run.call(operations.billers, schemas, [categoryId], undefined, options);
+    return this.run.call(operations.billers, [categoryId], undefined, options);
   }
 }
 
@@ -84,7 +80,7 @@ export class Bills extends Resource {
    * `bills.bill.validate`; client credentials on `ob`, the customer's token on a session).
    */
   validate(categoryId: PathParam, billerId: PathParam, billReference: PathParam, options?: RequestOptions): APIPromise<BillValidation> {
-    return this.run.call(operations.validate, schemas, [categoryId, billerId, billReference], undefined, options);
+    return this.run.call(operations.validate, [categoryId, billerId, billReference], undefined, options);
   }
 
   /**
@@ -95,6 +91,6 @@ export class Bills extends Resource {
    * `idempotencyKey`: the bill is paid at most once.
    */
   pay(categoryId: PathParam, billerId: PathParam, billReference: PathParam, body: PayBillParams, options?: RequestOptions): APIPromise<BillPayment> {
-    return this.run.call(operations.pay, schemas, [categoryId, billerId, billReference], body, options);
+    return this.run.call(operations.pay, [categoryId, billerId, billReference], body, options);
   }
 }

@@ -1,12 +1,10 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
-import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS } from '../schemas/card-values.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/cards.js';
-import { noInput, Resource } from './resource.js';
+import type { APIPromise } from '../core/transport.js';
+import type { RequestOptions } from '../core/validation.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
+import * as S from '../schemas/cards.js';
+import { noInput, Resource } from './runner.js';
 
 /** Body of `ob.cards.create`, from the spec's table. @group Cards */
 export interface CreateCardParams extends z.input<typeof S.createCardSchema> {}
@@ -25,12 +23,9 @@ export type CustomProperty = NonNullable<CreateCardParams['custom_properties']>[
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'cards.create', method: 'POST', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.create'], input: 'body', secretRequestFields: CARD_SECRET_REQUEST_FIELDS, secretResponseFields: CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
-  list: defineOperation({ name: 'cards.list', method: 'GET', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.list'], input: 'none', secretResponseFields: CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
+  create: defineOperation({ name: 'cards.create', schemas: S.schemas['cards.create'], method: 'POST', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.create'], input: 'body', secretRequestFields: S.CARD_SECRET_REQUEST_FIELDS, secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
+  list: defineOperation({ name: 'cards.list', schemas: S.schemas['cards.list'], method: 'GET', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.list'], input: 'none', secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
 };
-
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/cards.js'));
 
 /**
  * Customer cards: `ob.cards` (client credentials) and `session.cards` (the customer's token).
@@ -53,7 +48,7 @@ export class Cards extends Resource {
    * ```
    */
   create(body: CreateCardParams, options?: RequestOptions): APIPromise<Card> {
-    return this.run.call(operations.create, schemas, [], body, options);
+    return this.run.call(operations.create, [], body, options);
   }
 
   /**
@@ -65,6 +60,6 @@ export class Cards extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<CardList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<CardList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, schemas, [], input, options);
+    return this.run.call(operations.list, [], input, options);
   }
 }

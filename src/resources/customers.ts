@@ -1,22 +1,18 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/customers.js';
-import { noInput, Resource } from './resource.js';
+import type { APIPromise } from '../core/transport.js';
+import type { RequestOptions } from '../core/validation.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
+import * as S from '../schemas/customers.js';
+import { noInput, Resource } from './runner.js';
 
 /** The customer a token belongs to: every member optional and nullable, unknown fields kept. @group Customers */
 export interface Customer extends z.output<typeof S.customerSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  retrieve: defineOperation({ name: 'customers.retrieve', method: 'GET', path: '/customers', token: 'customer', scopes: OPERATION_SCOPES['customers.retrieve'], input: 'none', source: '§6.1', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'customers.retrieve', schemas: S.schemas['customers.retrieve'], method: 'GET', path: '/customers', token: 'customer', scopes: OPERATION_SCOPES['customers.retrieve'], input: 'none', source: '§6.1', completeness: 'full' }),
 };
-
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/customers.js'));
 
 /**
  * The customer behind a session's token: `session.customers` (customer token only).
@@ -39,6 +35,6 @@ export class Customers extends Resource {
   retrieve(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<Customer>;
   retrieve(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<Customer> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.retrieve, schemas, [], input, options);
+    return this.run.call(operations.retrieve, [], input, options);
   }
 }

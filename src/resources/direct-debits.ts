@@ -1,12 +1,11 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/direct-debits.js';
+import type { APIPromise } from '../core/transport.js';
+import type { RequestOptions } from '../core/validation.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
+import * as S from '../schemas/direct-debits.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './resource.js';
+import { noInput, Resource } from './runner.js';
 
 /** Body of `directDebits.create` (**partial**: from the provider's guide). @group Direct debits */
 export interface CreateMandateParams extends z.input<typeof S.createMandateSchema> {}
@@ -23,14 +22,11 @@ export interface MandateList extends z.output<typeof S.mandateListSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'directDebits.create', method: 'POST', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.create'], input: 'body', source: '§11.1', completeness: 'partial' }),
-  list: defineOperation({ name: 'directDebits.list', method: 'GET', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.list'], input: 'none', source: '§11.2', completeness: 'full' }),
-  update: defineOperation({ name: 'directDebits.update', method: 'PATCH', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.update'], input: 'body', source: '§11.3', completeness: 'full' }),
-  charge: defineOperation({ name: 'directDebits.charge', method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.charge'], input: 'body', source: '§11.4', completeness: 'full' }),
+  create: defineOperation({ name: 'directDebits.create', schemas: S.schemas['directDebits.create'], method: 'POST', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.create'], input: 'body', source: '§11.1', completeness: 'partial' }),
+  list: defineOperation({ name: 'directDebits.list', schemas: S.schemas['directDebits.list'], method: 'GET', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.list'], input: 'none', source: '§11.2', completeness: 'full' }),
+  update: defineOperation({ name: 'directDebits.update', schemas: S.schemas['directDebits.update'], method: 'PATCH', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.update'], input: 'body', source: '§11.3', completeness: 'full' }),
+  charge: defineOperation({ name: 'directDebits.charge', schemas: S.schemas['directDebits.charge'], method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.charge'], input: 'body', source: '§11.4', completeness: 'full' }),
 };
-
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/direct-debits.js'));
 
 /**
  * Direct-debit mandates: `session.directDebits` (the customer's token).
@@ -39,7 +35,7 @@ const schemas = new Lazy(() => import('../schemas/direct-debits.js'));
 export class DirectDebits extends Resource {
   /** Creates a mandate (`POST /direct-debits`, customer token, scope `direct-debits.create`). */
   create(body: CreateMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(operations.create, schemas, [], body, options);
+    return this.run.call(operations.create, [], body, options);
   }
 
   /**
@@ -50,12 +46,12 @@ export class DirectDebits extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<MandateList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<MandateList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, schemas, [], input, options);
+    return this.run.call(operations.list, [], input, options);
   }
 
   /** Updates a mandate; `mandate_status: 'INACTIVE'` stops it (`PATCH /direct-debits/{mandate_id}`, scope `direct-debits.update`). */
   update(mandateId: PathParam, body: UpdateMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(operations.update, schemas, [mandateId], body, options);
+    return this.run.call(operations.update, [mandateId], body, options);
   }
 
   /**
@@ -64,6 +60,6 @@ export class DirectDebits extends Resource {
    * with the **same** `idempotencyKey`: the debit happens at most once.
    */
   charge(mandateId: PathParam, body: ChargeMandateParams, options?: RequestOptions): APIPromise<MandateResult> {
-    return this.run.call(operations.charge, schemas, [mandateId], body, options);
+    return this.run.call(operations.charge, [mandateId], body, options);
   }
 }

@@ -1,12 +1,11 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/disputes.js';
+import type { APIPromise } from '../core/transport.js';
+import type { RequestOptions } from '../core/validation.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
+import * as S from '../schemas/disputes.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './resource.js';
+import { noInput, Resource } from './runner.js';
 import type { OperationRunner } from './runner.js';
 
 /** A dispute category. @group Disputes */
@@ -20,13 +19,10 @@ export interface Dispute extends z.output<typeof S.disputeSchema> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  categories: defineOperation({ name: 'disputes.categories.list', method: 'GET', path: '/disputes/categories', token: 'client', scopes: OPERATION_SCOPES['disputes.categories.list'], input: 'none', source: '§10.1', completeness: 'full' }),
-  create: defineOperation({ name: 'disputes.create', method: 'POST', path: '/disputes', token: 'customer', scopes: OPERATION_SCOPES['disputes.create'], input: 'body', source: '§10.2', completeness: 'full' }),
-  retrieve: defineOperation({ name: 'disputes.retrieve', method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: OPERATION_SCOPES['disputes.retrieve'], input: 'none', source: '§10.3', completeness: 'full' }),
+  categories: defineOperation({ name: 'disputes.categories.list', schemas: S.schemas['disputes.categories.list'], method: 'GET', path: '/disputes/categories', token: 'client', scopes: OPERATION_SCOPES['disputes.categories.list'], input: 'none', source: '§10.1', completeness: 'full' }),
+  create: defineOperation({ name: 'disputes.create', schemas: S.schemas['disputes.create'], method: 'POST', path: '/disputes', token: 'customer', scopes: OPERATION_SCOPES['disputes.create'], input: 'body', source: '§10.2', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'disputes.retrieve', schemas: S.schemas['disputes.retrieve'], method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: OPERATION_SCOPES['disputes.retrieve'], input: 'none', source: '§10.3', completeness: 'full' }),
 };
-
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/disputes.js'));
 
 /**
  * Dispute categories: `ob.disputes.categories` (client credentials).
@@ -38,7 +34,7 @@ export class DisputeCategories extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<DisputeCategoryList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<DisputeCategoryList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.categories, schemas, [], input, options);
+    return this.run.call(operations.categories, [], input, options);
   }
 }
 
@@ -58,7 +54,7 @@ export class Disputes extends Resource {
 
   /** Reports a dispute (`POST /disputes`, customer token, scope `disputes.report.create`). */
   create(body: CreateDisputeParams, options?: RequestOptions): APIPromise<Dispute> {
-    return this.run.call(operations.create, schemas, [], body, options);
+    return this.run.call(operations.create, [], body, options);
   }
 
   /**
@@ -67,6 +63,6 @@ export class Disputes extends Resource {
    * array (a lone object is wrapped), and never picks an item for you.
    */
   retrieve(reportReference: PathParam, options?: RequestOptions): APIPromise<Dispute[]> {
-    return this.run.call(operations.retrieve, schemas, [reportReference], undefined, options);
+    return this.run.call(operations.retrieve, [reportReference], undefined, options);
   }
 }

@@ -1,12 +1,13 @@
-import { Accounts } from './accounts.js';
-import { Bills } from './bills.js';
-import { Cards } from './cards.js';
-import { Customers } from './customers.js';
-import { DirectDebits } from './direct-debits.js';
-import { Disputes } from './disputes.js';
+import { Accounts, operations as accounts } from './accounts.js';
+import { Bills, operations as bills } from './bills.js';
+import { Cards, operations as cards } from './cards.js';
+import { Customers, operations as customers } from './customers.js';
+import { DirectDebits, operations as directDebits } from './direct-debits.js';
+import { Disputes, operations as disputes } from './disputes.js';
 import type { OperationRunner } from './runner.js';
-import { SavingsResource } from './savings.js';
-import { Transfers } from './transfers.js';
+import { SavingsResource, operations as savings } from './savings.js';
+import { Transfers, operations as transfers } from './transfers.js';
+import type { OperationDeclaration } from '../core/transport.js';
 
 /**
  * Every typed namespace, on the client (client-credentials tokens) and on a customer session
@@ -41,4 +42,36 @@ export abstract class Namespaces {
     this.directDebits = new DirectDebits(runner);
     this.savings = new SavingsResource(runner);
   }
+}
+
+export { OPERATION_SCOPES, type OperationName } from '../core/config.js';
+
+/** Every typed operation's declaration, in the order of the provider reference. */
+export const OPERATIONS = [
+  ...Object.values(customers),
+  ...Object.values(accounts),
+  ...Object.values(transfers),
+  ...Object.values(bills),
+  ...Object.values(disputes),
+  ...Object.values(directDebits),
+  ...Object.values(cards),
+  ...Object.values(savings),
+];
+
+/** Each typed operation's path template as a pattern over concrete paths, static segments first. */
+const TEMPLATES = OPERATIONS.map((op: OperationDeclaration) => ({
+  method: op.method,
+  template: op.path,
+  pattern: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+})).sort((a, b) => a.template.split('{').length - b.template.split('{').length);
+
+/**
+ * How events, traces and metrics name an `ob.request` path without a `urlTemplate`: the template
+ * of the typed operation it matches (the same method first), else `/{path}`, so that a caller's
+ * values never become a name.
+ */
+export function templateOfPath(method: unknown, path: unknown): string {
+  if (typeof path !== 'string') return '/{path}';
+  const matches = TEMPLATES.filter((t) => t.pattern.test(path));
+  return (matches.find((t) => t.method === method) ?? matches[0])?.template ?? '/{path}';
 }

@@ -1,15 +1,9 @@
-import { makeAPIPromise, type APIPromise, type WithResponse } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import type { Endpoints } from '../core/config.js';
-import { makePagePromise, type PagePromise, summaryPages } from '../core/page-promise.js';
-import { issuesOf } from '../core/decode.js';
+import { type RequestOptions, describeType } from '../core/validation.js';
+import { type Endpoints, type Scope, SCOPES } from '../core/config.js';
+import { issuesOf, makeAPIPromise, type APIPromise, type WithResponse, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
 import type { Sleep } from '../core/retry-timing.js';
-import type { Scope } from '../core/scopes.js';
-import type { BearerSource, Transport } from '../core/transport.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
-import type { Lazy } from '../core/lazy.js';
-import type { OperationDeclaration, OperationSchemas, SchemaModule } from '../core/operation.js';
-import { scopeNotGranted } from './granted-scopes.js';
+import type { HttpMethod } from '../core/http.js';
 
 /** What the operations of one client or customer session run with. */
 export interface RunnerContext {
@@ -47,19 +41,19 @@ export class OperationRunner {
    * One call of operation `key` of the namespace module `ns`: `params` for the path template,
    * `input` the body or query, `options` per call.
    */
-  call<Data>(op: OperationDeclaration, schemas: Lazy<SchemaModule>, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
-    return makeAPIPromise(this.#send(op, schemas, params, input, options) as Promise<WithResponse<Data>>);
+  call<Data>(op: OperationDeclaration, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
+    return makeAPIPromise(this.#send(op, params, input, options) as Promise<WithResponse<Data>>);
   }
 
   /** A paged call: the first page at once, the rest as the iteration asks for them. */
-  paged<Page, Item>(op: OperationDeclaration, schemas: Lazy<SchemaModule>, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
+  paged<Page, Item>(op: OperationDeclaration, params: readonly unknown[], query: Record<string, unknown> | undefined, options: RequestOptions | undefined): PagePromise<Page, Item> {
     const start = typeof query?.page === 'number' && Number.isInteger(query.page) && query.page >= 1 ? query.page : 1;
     return makePagePromise<Page, Item>({
       first: start,
       // A caller's idempotency key goes with the first page only; later pages are new calls with fresh keys.
       fetch: (page, isFirst) => {
         const pageOptions = isFirst || options?.idempotencyKey === undefined ? options : { ...options, idempotencyKey: undefined };
-        return this.#send(op, schemas, params, isFirst ? query : { ...query, page }, pageOptions) as Promise<WithResponse<Page>>;
+        return this.#send(op, params, isFirst ? query : { ...query, page }, pageOptions) as Promise<WithResponse<Page>>;
       },
       items: (page) => {
         const list = (page as Record<string, unknown> | null)?.[op.pagedItems ?? 'items'];
@@ -69,8 +63,8 @@ export class OperationRunner {
     });
   }
 
-  async #send(op: OperationDeclaration, module: Lazy<SchemaModule>, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
-    const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
+  async #send(op: OperationDeclaration, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
+    const schemas = op.schemas;
     const template = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
     let path = template;
     const issues = await paramIssues(op, schemas, params);
@@ -81,17 +75,12 @@ export class OperationRunner {
     const bearer = this.#bearer(op);
     return this.#ctx.transport.send(
       {
-        method: op.method,
+        declared: op,
         path,
+        urlTemplate: template,
         body: op.input === 'body' ? input : undefined,
         query: op.input === 'query' || op.input === 'optional-query' ? (input as Record<string, unknown> | undefined) : undefined,
-        schemas: { request: schemas.body, query: schemas.query, response: schemas.response, reshape: schemas.reshape },
-        envelope: true,
-        secretRequestFields: op.secretRequestFields,
-        secretResponseFields: op.secretResponseFields,
         bearer: bearer ?? NO_BEARER,
-        name: op.name,
-        urlTemplate: template,
       },
       options,
       () => this.#precheck(op, bearer, issues, input),
@@ -103,8 +92,8 @@ export class OperationRunner {
    * the client, a scope the customer did not grant, a bad path parameter), rejected as the call
    * would: for waits that poll `op` and must refuse at once, not at their first poll.
    */
-  async check(op: OperationDeclaration, module: Lazy<SchemaModule>, params: readonly unknown[]): Promise<void> {
-    const schemas = (module.value ?? (await module.load())).schemas[op.name]!;
+  async check(op: OperationDeclaration, params: readonly unknown[]): Promise<void> {
+    const schemas = op.schemas;
     this.#precheck(op, this.#bearer(op), await paramIssues(op, schemas, params), undefined);
   }
 
@@ -147,3 +136,224 @@ const NO_BEARER: BearerSource = {
   token: () => Promise.reject(new Error('unreachable: the precheck refuses the call')),
   renew: () => Promise.resolve(undefined),
 };
+
+/**
+ * A namespace of operations (`ob.cards`, `session.accounts`, …): thin methods over the runner that
+ * the client or customer session built it with. The runner is held privately, so printing a
+ * namespace shows no part of the client.
+ */
+export abstract class Resource {
+  readonly #runner: OperationRunner;
+
+  /** @internal */
+  constructor(runner: OperationRunner) {
+    this.#runner = runner;
+  }
+
+  /** @internal The runner this namespace's methods call. */
+  protected get run(): OperationRunner {
+    return this.#runner;
+  }
+
+  /** A view for logs: the namespace's name only. */
+  toJSON(): Record<string, unknown> {
+    return { namespace: this.constructor.name };
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `${this.constructor.name} {}`;
+  }
+}
+
+/**
+ * The arguments of a method whose operation takes no input: `list(options)` or `list(undefined,
+ * options)` (per-call options second, like every other method) → `[input, options]`.
+ */
+export function noInput(first: unknown, second: RequestOptions | undefined): [unknown, RequestOptions | undefined] {
+  return second === undefined ? [undefined, first as RequestOptions | undefined] : [first, second];
+}
+
+/**
+ * The refusal of a typed operation the customer's consent does not cover: the operation's scopes
+ * (after `operationScopes`) that the token set's `scope` does not list. Undefined when all are
+ * granted, or when the set carries no `scope` (nothing to check against).
+ */
+export function scopeNotGranted(operation: string, needed: readonly string[], granted: readonly string[] | undefined): ValidationError | undefined {
+  if (granted === undefined) return undefined;
+  const missing = needed.filter((scope) => !granted.includes(scope));
+  if (missing.length === 0) return undefined;
+  const list = missing.join(' ');
+  return new ValidationError(`${operation} needs a scope the customer's consent did not grant`, [
+    {
+      path: '',
+      message: `${operation} needs the scope ${list}, which the customer's token does not carry: add it to the consent request (OPERATION_SCOPES['${operation}']) and have the customer consent again, or override it with the operationScopes option`,
+      code: 'scope_not_granted',
+    },
+  ]);
+}
+
+/**
+ * Parameters of `ob.request` and `session.request`: any API operation through the same pipeline.
+ * @group Client
+ */
+export interface RequestParams {
+  /** HTTP method. */
+  method: HttpMethod;
+  /** Path under the base URL, starting with `/`, e.g. `/accounts`. Encode path segments yourself. */
+  path: string;
+  /** JSON body (not with `GET`: fetch cannot send one; use `query`). */
+  body?: unknown;
+  /** Query parameters; `undefined` values are left out, arrays repeat the name. */
+  query?: Record<string, string | number | boolean | Date | undefined | null | readonly (string | number | boolean)[]>;
+  /** Client-credentials scope(s) the operation needs. */
+  scope?: Scope | readonly Scope[];
+  /** Use the customer's token (only on a customer session from `ob.forCustomer`). */
+  customer?: boolean;
+  /**
+   * Top-level body fields the cipher encrypts before sending (once per logical call, like the
+   * typed operations' secret fields). Default: the card request secret `card_default_pin` when
+   * the body carries it. In production such a call refuses to send until a cipher is configured.
+   */
+  secretFields?: readonly string[];
+  /**
+   * How events, traces and metrics name the path (`url.template`), e.g. `/loans/{loan_id}` for a
+   * path that carries a customer's values. Default: the template of the typed operation the path
+   * matches, else `/{path}`: the path itself never becomes a name.
+   */
+  urlTemplate?: string;
+}
+
+/** The request secret fields a typed operation knows of, used by `request` when `secretFields` is not given. */
+export const DEFAULT_REQUEST_SECRET_FIELDS: readonly string[] = Object.freeze(['card_default_pin']);
+
+const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const REQUEST_KEYS = new Set(['method', 'path', 'body', 'query', 'scope', 'customer', 'secretFields', 'urlTemplate']);
+
+/** True when `path`, resolved the way a URL parser does (`%2e%2e`, backslashes), stays under the base path. */
+function staysUnder(path: string): boolean {
+  const base = '/__base__';
+  try {
+    return new URL(`http://h${base}${path}`).pathname.startsWith(`${base}/`) && !/\\|%2e|%2f|%5c/i.test(path);
+  } catch {
+    return false;
+  }
+}
+
+/** Checks `request` parameters; returns the problems. */
+export function checkRequestParams(params: RequestParams): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (typeof params !== 'object' || params === null) {
+    return [{ path: '', message: `must be an object { method, path, ... }, got ${describeType(params)}`, code: 'invalid_type' }];
+  }
+  for (const key of Object.keys(params)) {
+    if (!REQUEST_KEYS.has(key)) issues.push({ path: key, message: 'is not a request parameter', code: 'unrecognized_keys' });
+  }
+  if (typeof params.method !== 'string' || !METHODS.includes(params.method)) {
+    issues.push({ path: 'method', message: `must be one of ${METHODS.join(', ')}`, code: 'invalid_value' });
+  }
+  if (typeof params.path !== 'string' || !params.path.startsWith('/') || params.path.startsWith('//') || /[\s?#]|(^|\/)\.\.?(\/|$|;|%3b)/i.test(params.path) || !staysUnder(params.path)) {
+    issues.push({ path: 'path', message: 'must be a path starting with / without spaces, query, fragment, backslashes, encoded dots or slashes, or dot segments', code: 'invalid_format' });
+  }
+  // fetch refuses to build a GET with a body: caught here, it is bad input, not a failed connection.
+  if (params.method === 'GET' && params.body !== undefined) {
+    issues.push({ path: 'body', message: 'a GET request carries no body: send its parameters as query', code: 'invalid_value' });
+  }
+  if (params.query !== undefined && (typeof params.query !== 'object' || params.query === null || Array.isArray(params.query))) {
+    issues.push({ path: 'query', message: 'must be an object', code: 'invalid_type' });
+  }
+  if (params.scope !== undefined) {
+    const list = typeof params.scope === 'string' ? [params.scope] : Array.isArray(params.scope) ? params.scope : undefined;
+    if (!list) issues.push({ path: 'scope', message: 'must be a scope name or an array of them', code: 'invalid_type' });
+    else for (const s of list) if (!(SCOPES as readonly string[]).includes(s)) issues.push({ path: 'scope', message: `"${String(s)}" is not a scope of the spec`, code: 'invalid_value' });
+  }
+  if (params.secretFields !== undefined && (!Array.isArray(params.secretFields) || params.secretFields.some((f) => typeof f !== 'string' || f === ''))) {
+    issues.push({ path: 'secretFields', message: 'must be an array of body field names', code: 'invalid_type' });
+  }
+  if (params.urlTemplate !== undefined && (typeof params.urlTemplate !== 'string' || !params.urlTemplate.startsWith('/'))) {
+    issues.push({ path: 'urlTemplate', message: 'must be a path template starting with /', code: 'invalid_format' });
+  }
+  if (params.customer !== undefined && typeof params.customer !== 'boolean') issues.push({ path: 'customer', message: 'must be a boolean', code: 'invalid_type' });
+  return issues;
+}
+
+/**
+ * `ob.request` (and a session's `request`): the parameters checked, then the call through the
+ * pipeline with the given token source.
+ */
+export function sendRequest(transport: Transport, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource, urlTemplate: string): Promise<WithResponse<unknown>> {
+  const secretRequestFields = Array.isArray(params?.secretFields) ? params.secretFields : DEFAULT_REQUEST_SECRET_FIELDS;
+  return transport.send({ declared: { name: 'request', method: params?.method, secretRequestFields }, path: params?.path, urlTemplate, query: params?.query, body: params?.body, bearer }, options, () => {
+    const issues = checkRequestParams(params);
+    if (issues.length > 0) throw new ValidationError('Invalid request parameters', issues);
+  });
+}
+
+/**
+ * What a paged operation returns: awaiting it gives the first page's `data` (and `.withResponse()`
+ * its envelope and `Response`), `for await` over it yields **every item of every page**, and
+ * `.pages()` yields each page's `data`. Each page is its own logical call (its own idempotency key,
+ * signature and retries). Iteration stops after the last page (`summary.pages`), on an empty page,
+ * or after 1,000 pages (a safety cap); an error on any page rejects the iteration and no later page is asked for.
+ *
+ * @example
+ * ```ts
+ * declare const session: import('openbanking-ng').CustomerSession;
+ * for await (const tx of session.accounts.transactions.list('0123456789', { from: '2024-01-01', to: '2024-01-31' })) {
+ *   console.log(tx.reference, tx.amount);
+ * }
+ * ```
+ * @group Client
+ */
+export interface PagePromise<Page, Item> extends APIPromise<Page>, AsyncIterable<Item> {
+  /** Yields each page's `data`, from the first page asked for to the last. */
+  pages(): AsyncIterableIterator<Page>;
+}
+
+/** How many pages an iteration follows at most, whatever `summary.pages` says. */
+export const MAX_PAGES = 1_000;
+
+/** How to walk a paged operation. */
+export interface Paging<Page, Item> {
+  /** The page number of the first call. */
+  first: number;
+  /** Sends the call for page `n` (a new logical call each time). */
+  fetch(page: number, isFirst: boolean): Promise<WithResponse<Page>>;
+  /** The items of a page. */
+  items(page: Page): readonly Item[];
+  /** How many pages there are, as the page says; undefined when it does not say. */
+  total(page: Page): number | undefined;
+}
+
+/** Starts page `first` at once and returns the awaitable, iterable {@link PagePromise}. */
+export function makePagePromise<Page, Item>(paging: Paging<Page, Item>): PagePromise<Page, Item> {
+  const firstCall = paging.fetch(paging.first, true);
+  const promise = makeAPIPromise(firstCall) as PagePromise<Page, Item>;
+  async function* pages(): AsyncIterableIterator<Page> {
+    let number = paging.first;
+    let call = firstCall;
+    for (let walked = 1; ; walked++) {
+      const { data } = await call;
+      yield data;
+      const total = paging.total(data);
+      if (total === undefined || number >= total || paging.items(data).length === 0 || walked >= MAX_PAGES) return;
+      number++;
+      call = paging.fetch(number, false);
+    }
+  }
+  promise.pages = () => {
+    promise.catch(() => undefined); // the iteration reports the first page's failure itself
+    return pages();
+  };
+  promise[Symbol.asyncIterator] = async function* items(): AsyncIterator<Item> {
+    for await (const page of promise.pages()) yield* paging.items(page);
+  };
+  return promise;
+}
+
+/** `summary.pages` as a positive integer (a numeric string is read as a number), or undefined. */
+export function summaryPages(page: unknown): number | undefined {
+  const pages = (page as { summary?: { pages?: unknown } } | null | undefined)?.summary?.pages;
+  const n = typeof pages === 'string' && pages.trim() !== '' ? Number(pages) : pages;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : undefined;
+}

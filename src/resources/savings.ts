@@ -1,13 +1,12 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
-import type { PagePromise } from '../core/page-promise.js';
-import type * as S from '../schemas/savings.js';
+import type { APIPromise } from '../core/transport.js';
+import type { RequestOptions } from '../core/validation.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
+import type { PagePromise } from './runner.js';
+import * as S from '../schemas/savings.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './resource.js';
+import { noInput, Resource } from './runner.js';
 import type { OperationRunner } from './runner.js';
 
 /** A savings plan. @group Savings */
@@ -23,12 +22,9 @@ export interface SavingsTransactionPage extends z.output<typeof S.savingsTransac
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  list: defineOperation({ name: 'savings.list', method: 'GET', path: '/savings', token: 'customer', scopes: OPERATION_SCOPES['savings.list'], input: 'none', source: '§14.1', completeness: 'full' }),
-  transactions: defineOperation({ name: 'savings.transactions.list', method: 'GET', path: '/savings/{savings_id}/transactions', token: 'customer', scopes: OPERATION_SCOPES['savings.transactions.list'], input: 'optional-query', pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
+  list: defineOperation({ name: 'savings.list', schemas: S.schemas['savings.list'], method: 'GET', path: '/savings', token: 'customer', scopes: OPERATION_SCOPES['savings.list'], input: 'none', source: '§14.1', completeness: 'full' }),
+  transactions: defineOperation({ name: 'savings.transactions.list', schemas: S.schemas['savings.transactions.list'], method: 'GET', path: '/savings/{savings_id}/transactions', token: 'customer', scopes: OPERATION_SCOPES['savings.transactions.list'], input: 'optional-query', pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
 };
-
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/savings.js'));
 
 /**
  * A savings plan's transactions: `session.savings.transactions`.
@@ -50,7 +46,7 @@ export class SavingsTransactions extends Resource {
    * ```
    */
   list(savingsId: PathParam, query?: SavingsTransactionListParams, options?: RequestOptions): PagePromise<SavingsTransactionPage, SavingsTransaction> {
-    return this.run.paged(operations.transactions, schemas, [savingsId], query as Record<string, unknown> | undefined, options);
+    return this.run.paged(operations.transactions, [savingsId], query as Record<string, unknown> | undefined, options);
   }
 }
 
@@ -73,6 +69,6 @@ export class SavingsResource extends Resource {
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<SavingsList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<SavingsList> {
     const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, schemas, [], input, options);
+    return this.run.call(operations.list, [], input, options);
   }
 }

@@ -1,13 +1,14 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/api-promise.js';
-import type { RequestOptions } from '../core/call-options.js';
-import { Lazy } from '../core/lazy.js';
-import { defineOperation } from '../core/operation.js';
-import { OPERATION_SCOPES } from '../core/scopes.js';
-import type * as S from '../schemas/transfers.js';
+import type { APIPromise } from '../core/transport.js';
+import type { RequestOptions } from '../core/validation.js';
+import { MAX_TIMER_MS } from '../core/retry-timing.js';
+import type { Sleep } from '../core/retry-timing.js';
+import { AbortError, type OpenBankingError, TransferPendingError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { defineOperation } from '../core/transport.js';
+import { OPERATION_SCOPES } from '../core/config.js';
+import * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
-import { Resource } from './resource.js';
-import type { WaitForCompletionOptions } from './transfer-status.js';
+import { Resource } from './runner.js';
 
 /** Body of `transfers.enquiry`: the destination bank code and account number. @group Transfers */
 export interface NameEnquiryParams extends z.input<typeof S.nameEnquirySchema> {}
@@ -20,15 +21,30 @@ export interface Transfer extends z.output<typeof S.transferResultSchema> {}
 /** A transfer's status (`status` is open: `'SUCCESSFUL'`, `'PENDING'`, …). @group Transfers */
 export interface TransferStatus extends z.output<typeof S.transferStatusSchema> {}
 
+/**
+ * The transfer statuses that mean "not settled yet": `waitForCompletion` keeps polling while
+ * `status` is one of them (compared case-insensitively); any other value is final.
+ * @group Transfers
+ */
+export const TRANSFER_PENDING_STATUSES: readonly ['PENDING', 'PROCESSING', 'IN_PROGRESS', 'INITIATED'] = Object.freeze(['PENDING', 'PROCESSING', 'IN_PROGRESS', 'INITIATED'] as const);
+
+/**
+ * Options of `transfers.waitForCompletion`.
+ * @group Transfers
+ */
+export interface WaitForCompletionOptions {
+  /** How long to wait in all (ms) before rejecting with `TransferPendingError`. Default 60 000. */
+  timeout?: number;
+  /** Ends the wait (and a poll in flight) with `AbortError`. */
+  signal?: AbortSignal;
+}
+
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  enquiry: defineOperation({ name: 'transfers.enquiry', method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: OPERATION_SCOPES['transfers.enquiry'], input: 'body', source: '§8.1', completeness: 'full' }),
-  create: defineOperation({ name: 'transfers.create', method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: OPERATION_SCOPES['transfers.create'], input: 'body', source: '§8.2', completeness: 'partial', unofficial: true }),
-  retrieve: defineOperation({ name: 'transfers.retrieve', method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: OPERATION_SCOPES['transfers.retrieve'], input: 'none', source: '§8.3', completeness: 'full' }),
+  enquiry: defineOperation({ name: 'transfers.enquiry', schemas: S.schemas['transfers.enquiry'], method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: OPERATION_SCOPES['transfers.enquiry'], input: 'body', source: '§8.1', completeness: 'full' }),
+  create: defineOperation({ name: 'transfers.create', schemas: S.schemas['transfers.create'], method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: OPERATION_SCOPES['transfers.create'], input: 'body', source: '§8.2', completeness: 'partial', unofficial: true }),
+  retrieve: defineOperation({ name: 'transfers.retrieve', schemas: S.schemas['transfers.retrieve'], method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: OPERATION_SCOPES['transfers.retrieve'], input: 'none', source: '§8.3', completeness: 'full' }),
 };
-
-/** Their zod schemas, loaded with the namespace's first call. */
-const schemas = new Lazy(() => import('../schemas/transfers.js'));
 
 /**
  * Transfers: `session.transfers` (the customer's token); `ob.transfers.enquiry` also runs with
@@ -42,7 +58,7 @@ export class Transfers extends Resource {
    * `ob`, the customer's token on a session).
    */
   enquiry(body: NameEnquiryParams, options?: RequestOptions): APIPromise<NameEnquiry> {
-    return this.run.call(operations.enquiry, schemas, [], body, options);
+    return this.run.call(operations.enquiry, [], body, options);
   }
 
   /**
@@ -63,12 +79,12 @@ export class Transfers extends Resource {
    * ```
    */
   create(body: CreateTransferParams, options?: RequestOptions): APIPromise<Transfer> {
-    return this.run.call(operations.create, schemas, [], body, options);
+    return this.run.call(operations.create, [], body, options);
   }
 
   /** A transfer's status (`GET /transactions/{batch_reference}`, customer token, scope `transfers.transactions.query`). */
   retrieve(batchReference: PathParam, options?: RequestOptions): APIPromise<TransferStatus> {
-    return this.run.call(operations.retrieve, schemas, [batchReference], undefined, options);
+    return this.run.call(operations.retrieve, [batchReference], undefined, options);
   }
 
   /**
@@ -93,9 +109,94 @@ export class Transfers extends Resource {
     // What transfers.create returned, or its batch_reference; none refuses the wait like a bad reference.
     const batchReference = (typeof transfer === 'object' && transfer !== null ? transfer.batch_reference : transfer) as PathParam;
     // What every poll would be refused for refuses the wait at once, before its first gap.
-    await this.run.check(operations.retrieve, schemas, [batchReference]);
-    // The wait loads with its first use: most sessions never wait for a transfer.
-    const { waitForTransfer } = await import('./transfer-wait.js');
+    await this.run.check(operations.retrieve, [batchReference]);
     return waitForTransfer((poll) => this.retrieve(batchReference, poll), this.run.clock, batchReference, options);
+  }
+}
+
+/** The first read comes this long after the wait starts; each gap then doubles, up to the cap. */
+const FIRST_POLL_MS = 1_000;
+const MAX_GAP_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** A transfer's status as `transfers.retrieve` reads it. */
+type Status = NonNullable<TransferPendingError['lastStatus']>;
+
+const PENDING = new Set<string>(TRANSFER_PENDING_STATUSES);
+
+/** True while `status` says the transfer has not settled. */
+function isPending(status: unknown): boolean {
+  return typeof status === 'string' && PENDING.has(status.toUpperCase());
+}
+
+/**
+ * Polls `read` (one `transfers.retrieve`, each its own logical call) until the status is final:
+ * the first read 1 s after the start, then gaps of 2 s, 4 s, 8 s … capped at 30 s, waiting with the
+ * client's `sleep` and reading its clock. At `timeout` it rejects with `TransferPendingError`
+ * (a poll in flight is aborted and abandoned); the caller's `signal` ends it with `AbortError`.
+ */
+export async function waitForTransfer<T extends Status>(
+  read: (options: RequestOptions) => Promise<T>,
+  clock: { now(): number; sleep: Sleep },
+  batchReference: string | number,
+  options: WaitForCompletionOptions | undefined,
+): Promise<T> {
+  checkOptions(options);
+  const timeout = options?.timeout ?? DEFAULT_TIMEOUT_MS;
+  const signal = options?.signal;
+  const reference = String(batchReference);
+  const aborted = () => new AbortError(`The wait for the transfer ${reference} was aborted`);
+  const deadline = clock.now() + timeout;
+  let last: T | undefined;
+  for (let gap = FIRST_POLL_MS; ; gap = Math.min(gap * 2, MAX_GAP_MS)) {
+    if (signal?.aborted) throw aborted();
+    const left = deadline - clock.now();
+    try {
+      await clock.sleep(Math.max(0, Math.min(gap, left)), signal);
+    } catch {
+      throw aborted();
+    }
+    if (signal?.aborted) throw aborted();
+    if (clock.now() >= deadline) throw new TransferPendingError(reference, last, timeout);
+    last = await pollBefore(read, deadline - clock.now(), signal, () => new TransferPendingError(reference, last, timeout));
+    if (!isPending(last.status)) return last;
+  }
+}
+
+/** The wait's options: `{ timeout?, signal? }` and nothing else, each of its type. */
+function checkOptions(options: unknown): void {
+  if (options === undefined) return;
+  const issues: ValidationIssue[] = [];
+  if (typeof options !== 'object' || options === null) {
+    issues.push({ path: '', message: 'must be an object { timeout?, signal? }', code: 'invalid_type' });
+  } else {
+    const { timeout, signal, ...rest } = options as Record<string, unknown>;
+    if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
+      issues.push({ path: 'timeout', message: 'must be a positive number of milliseconds', code: 'invalid_type' });
+    }
+    if (signal !== undefined && !(signal instanceof AbortSignal)) issues.push({ path: 'signal', message: 'must be an AbortSignal', code: 'invalid_type' });
+    for (const key of Object.keys(rest)) issues.push({ path: key, message: 'is not an option of waitForCompletion (timeout, signal)', code: 'unrecognized_keys' });
+  }
+  if (issues.length > 0) throw new ValidationError('Invalid options', issues);
+}
+
+/** One read, abandoned (its request aborted) when `ms` pass first: then `late()` is thrown. */
+async function pollBefore<T>(read: (options: RequestOptions) => Promise<T>, ms: number, signal: AbortSignal | undefined, late: () => OpenBankingError): Promise<T> {
+  const stop = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    stop.abort();
+  }, Math.min(ms, MAX_TIMER_MS));
+  const onAbort = () => stop.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await read({ signal: stop.signal });
+  } catch (error) {
+    if (expired && !signal?.aborted) throw late();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
   }
 }

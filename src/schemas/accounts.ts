@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { anyObject, customPropertiesOut, customPropertiesSchema, id, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, pathParams, positive, text } from './common.js';
 
 /*
- * The zod schemas of the account operations (§7 of the provider reference), loaded with the first
- * account call. Requests check what the reference flags as required; responses keep unknown
+ * The zod schemas of the account operations (§7 of the provider reference).
+ * Requests check what the reference flags as required; responses keep unknown
  * fields and take every member as optional (samples carry `null`).
  */
 

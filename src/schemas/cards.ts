@@ -1,12 +1,26 @@
 import * as z from 'zod/mini';
-import { CARD_MODES, CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS, CARD_STATUSES, CARD_TYPES } from './card-values.js';
 import { customPropertiesSchema, matching, oneOf, str, text } from './common.js';
 
-/*
- * The zod schemas of the card operations, loaded with the first card call: `import 'zod/mini'`
- * costs more than the rest of the package's import together, and a process that never sends a
- * card need not pay it. The public types (`Card`, `CreateCardParams`, …) are inferred from them.
- */
+/** Card types of the spec. @group Cards */
+export const CARD_TYPES = ['VIRTUAL', 'PHYSICAL', 'OTHER'] as const;
+/** Card modes of the spec. @group Cards */
+export const CARD_MODES = ['DEBIT', 'CREDIT', 'PREPAID', 'OTHER'] as const;
+/** Card statuses of the spec; a card is created in the status given. @group Cards */
+export const CARD_STATUSES = ['ACTIVE', 'INACTIVE', 'BLOCKED', 'LOST', 'STOLEN'] as const;
+
+/** `VIRTUAL`, `PHYSICAL` or `OTHER`. @group Cards */
+export type CardType = (typeof CARD_TYPES)[number];
+/** `DEBIT`, `CREDIT`, `PREPAID` or `OTHER`. @group Cards */
+export type CardMode = (typeof CARD_MODES)[number];
+/** `ACTIVE`, `INACTIVE`, `BLOCKED`, `LOST` or `STOLEN`. @group Cards */
+export type CardStatus = (typeof CARD_STATUSES)[number];
+
+/** Request fields the cipher encrypts. */
+export const CARD_SECRET_REQUEST_FIELDS = ['card_default_pin'] as const;
+/** Response fields the cipher decrypts. */
+export const CARD_SECRET_RESPONSE_FIELDS = ['card_number', 'card_cvv2', 'card_default_pin', 'card_token'] as const;
+
+// The zod schemas of the card operations; the public types (`Card`, `CreateCardParams`, …) are inferred from them.
 
 /** Expiry month (`'01'`–`'12'`) and four-digit year, as strings. */
 export const cardExpirySchema = z.strictObject({

@@ -3,8 +3,7 @@ import * as z from 'zod/mini';
 /*
  * Building blocks the namespaces' schema modules share, in zod's own terms (types, `z.minLength`,
  * `z.maxLength`, `z.regex`, `z.enum`, `z.union`, number bounds), so that `z.toJSONSchema` converts
- * every schema. Every module under schemas/ except the zod-free `*-values.ts` loads with the
- * first call of its namespace.
+ * every schema.
  */
 
 /** A string. */

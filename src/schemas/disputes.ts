@@ -1,10 +1,7 @@
 import * as z from 'zod/mini';
 import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, pathParams, positive, text } from './common.js';
 
-/*
- * The zod schemas of the dispute operations (§10 of the provider reference), loaded with the first
- * disputes call.
- */
+// The zod schemas of the dispute operations (§10 of the provider reference).
 
 /** One dispute category. */
 export const disputeCategorySchema = z.looseObject({

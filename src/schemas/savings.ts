@@ -2,10 +2,7 @@ import * as z from 'zod/mini';
 import { transactionFields, transactionSummarySchema } from './accounts.js';
 import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, pathParams, text } from './common.js';
 
-/*
- * The zod schemas of the savings operations (§14 of the provider reference), loaded with the first
- * savings call.
- */
+// The zod schemas of the savings operations (§14 of the provider reference).
 
 /** One savings plan. */
 export const savingsSchema = z.looseObject({

@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, pathParams, positive, text } from './common.js';
 
 /*
- * The zod schemas of the transfer operations (§8 of the provider reference), loaded with the first
- * transfer call. The name enquiry flags no field as required; the bank code and account number are
+ * The zod schemas of the transfer operations (§8 of the provider reference).
+ * The name enquiry flags no field as required; the bank code and account number are
  * checked for presence and type only (the reference's example account number has 11 digits).
  */
 

@@ -30,7 +30,7 @@ describe('the sandbox\'s traffic, with a cipher on both ends, meets openapi.json
       cipher,
       logLevel: 'off',
       fetch: recordingFetch((request) => sandbox(request), exchanges),
-      sleep: async () => undefined,
+      retryDelay: 0, sleep: async () => undefined,
     });
     const tokens = { ...sandbox.issueTokens({ clientId: APP.clientId, scope: ALL_SCOPES, kind: 'customer' }), expires_at: later() };
     const session = ob.forCustomer(tokens);

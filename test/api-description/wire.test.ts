@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { aesCbcCipher, aesGcmCipher, type CustomerSession, OPERATION_SCOPES, OpenBanking, plaintextCipher } from '../../src/index.js';
 import { tripleDesCipher } from '../../src/node.js';
-import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS } from '../../src/schemas/card-values.js';
+import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS } from '../../src/schemas/cards.js';
 import { operations } from '../../src/schemas.js';
 import { createSandbox } from '../../src/testing.js';
 import { buildDocument } from '../../scripts/openapi/document.mjs';
@@ -26,7 +26,7 @@ const schemas = doc.components.schemas as Record<string, { properties?: Record<s
 function onSandbox() {
   const sandbox = createSandbox({ seed: 'wire', clients: [APP] });
   const exchanges: Exchange[] = [];
-  const ob = new OpenBanking({ ...APP, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, logLevel: 'off', maxRetries: 0, fetch: recordingFetch((r) => sandbox(r), exchanges), sleep: async () => undefined });
+  const ob = new OpenBanking({ ...APP, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, logLevel: 'off', maxRetries: 0, fetch: recordingFetch((r) => sandbox(r), exchanges), retryDelay: 0, sleep: async () => undefined });
   const all = [...new Set(Object.values(OPERATION_SCOPES).flat())];
   const session = ob.forCustomer({ ...sandbox.issueTokens({ clientId: APP.clientId, scope: all, kind: 'customer' }), expires_at: later() });
   /** What the client and the document each make of `data` answered to `call` (sent to `path`). */
@@ -169,7 +169,7 @@ describe('every status the client handles is declared, with the spec\'s error bo
     for (const status of [408, 502, 503, 504]) {
       sandbox.faults.inject({ path: '/openapi/v1/accounts', fault: { type: 'status', status, retryAfter: 0 } });
     }
-    const retrying = new OpenBanking({ ...APP, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, logLevel: 'off', maxRetries: 4, fetch: recordingFetch((r) => sandbox(r), exchanges), sleep: async () => undefined });
+    const retrying = new OpenBanking({ ...APP, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, logLevel: 'off', maxRetries: 4, fetch: recordingFetch((r) => sandbox(r), exchanges), retryDelay: 0, sleep: async () => undefined });
     await retrying.forCustomer(session.tokens).accounts.list();
     expect(exchanges.map((e) => e.status)).toEqual([408, 502, 503, 504, 200]);
     expect(new Set(exchanges.map((e) => e.headers['idempotency-key'])).size).toBe(1);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import type { OperationSchemas } from '../../src/core/operation.js';
-import { OPERATIONS } from '../../src/resources/operations.js';
+import type { OperationSchemas } from '../../src/core/transport.js';
+import { OPERATIONS } from '../../src/resources/namespaces.js';
 import * as accounts from '../../src/schemas/accounts.js';
 import * as bills from '../../src/schemas/bills.js';
 import * as cards from '../../src/schemas/cards.js';
@@ -10,7 +10,7 @@ import * as directDebits from '../../src/schemas/direct-debits.js';
 import * as disputes from '../../src/schemas/disputes.js';
 import * as savings from '../../src/schemas/savings.js';
 import * as transfers from '../../src/schemas/transfers.js';
-import { registrationRequestSchema } from '../../src/schemas/registration.js';
+import { registrationRequestSchema } from '../../src/auth/registration.js';
 
 // DESIGN "The API described": every request and response schema converts with z.toJSONSchema,
 // input and output, with no unrepresentable part (zod throws on one by default).

@@ -1,5 +1,5 @@
-import type { OperationDeclaration, TokenKind } from '../../src/core/operation.js';
-import { OPERATIONS as DECLARED } from '../../src/resources/operations.js';
+import type { OperationDeclaration, TokenKind } from '../../src/core/transport.js';
+import { OPERATIONS as DECLARED } from '../../src/resources/namespaces.js';
 
 /** Every typed operation's declaration, in the order of the provider reference. */
 export const OPERATIONS: readonly OperationDeclaration[] = DECLARED;

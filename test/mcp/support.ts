@@ -19,7 +19,7 @@ export const TRANSFER = { amount: 5_000, source_account_number: '0123456789', de
 export function bank(options: { client?: Partial<ClientOptions>; sandbox?: SandboxOptions; session?: CustomerSessionOptions } = {}) {
   const sandbox = createSandbox({ clients: [APP], seed: 'mcp', ...options.sandbox });
   const client = (extra: Partial<ClientOptions> = {}) =>
-    new OpenBanking({ ...APP, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, logLevel: 'off', sleep: async () => {}, ...options.client, ...extra });
+    new OpenBanking({ ...APP, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, logLevel: 'off', retryDelay: 0, sleep: async () => {}, ...options.client, ...extra });
   const ob = client();
   const tokens = sandbox.issueTokens({ clientId: APP.clientId, scope: ALL_SCOPES, kind: 'customer' });
   const session = ob.forCustomer(tokens, { id: 'customer-42', ...options.session });

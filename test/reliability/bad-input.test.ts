@@ -28,7 +28,7 @@ const recordingFetch = (async (input: RequestInfo | URL, init?: RequestInit) => 
   seen.push({ key: request.headers.get('idempotency-key'), path: new URL(request.url).pathname, body: await request.clone().text() });
   return sandbox(request);
 }) as typeof fetch;
-const base = { clientId: 'input-app', clientSecret: 'input-secret', baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: recordingFetch, logLevel: 'off', sleep: async () => undefined } as const;
+const base = { clientId: 'input-app', clientSecret: 'input-secret', baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: recordingFetch, logLevel: 'off', retryDelay: 0, sleep: async () => undefined } as const;
 const ob = new OpenBanking(base);
 /** A client with no token yet: an input refused after a token request would show that request. */
 const fresh = () => new OpenBanking(base);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CiphertextMemo } from '../../src/core/ciphertext-memo.js';
+import { CiphertextMemo } from '../../src/core/field-crypto.js';
 import { aesCbcCipher, aesGcmCipher, BadRequestError, OpenBanking, plaintextCipher, ResponseValidationError, type FieldCipher } from '../../src/index.js';
 import { createSandbox } from '../../src/testing.js';
 import { CARDS, validCard } from './support.js';

@@ -82,7 +82,7 @@ export async function runExactlyOnce(params: {
       logLevel: 'debug',
       timeout: 10_000,
       ...(cipher ? { cipher } : {}),
-      sleep: async () => undefined, // retries never wait for real
+      retryDelay: 0, sleep: async () => undefined, // retries never wait for real
       fetch: (input, init) => {
         const url = input instanceof Request ? input.url : String(input);
         if ((init?.method ?? (input instanceof Request ? input.method : 'GET')) === 'POST' && MOVERS.test(new URL(url).pathname)) attempts++;

@@ -17,6 +17,7 @@ import {
 import { startSandboxServer, type FaultRule, type SandboxClient, type SandboxServer } from '../../src/testing.js';
 import { capturingLogger, sweep } from '../support/leaks.js';
 import { CARDS, table, validCard } from './support.js';
+import { skipRetryWaits } from '../support/retry-waits.js';
 
 // Sentinels: values planted where a careless log line or error message would pick them up.
 const S = {
@@ -120,7 +121,7 @@ describe('fault matrix: every injected fault over real HTTP, as the user sees it
       authUrl: server.authUrl,
       logger,
       logLevel: 'debug',
-      sleep: async () => undefined,
+      retryDelay: 0, sleep: async () => undefined,
       ...options,
     });
 
@@ -199,17 +200,14 @@ describe('connection refused (DESIGN.md "what is retried"), over real HTTP', () 
     const identity = await startSandboxServer({ seed: 'refused' });
     try {
       const app = identity.registerClient();
-      const sleeps: number[] = [];
       const ob = new OpenBanking({
         clientId: app.clientId,
         clientSecret: app.clientSecret,
         baseUrl: `http://127.0.0.1:${closed}/openapi/v1`,
         authUrl: identity.authUrl,
         logLevel: 'off',
-        sleep: async (ms) => {
-          sleeps.push(ms);
-        },
       });
+      const sleeps = skipRetryWaits(ob);
       const keys: string[] = [];
       ob.on('request', (e) => {
         keys.push(e.idempotencyKey);

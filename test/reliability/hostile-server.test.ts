@@ -76,7 +76,7 @@ function client(extra: Record<string, unknown> = {}) {
     authUrl: hostile.url,
     logLevel: 'off',
     maxRetries: 0,
-    sleep: async () => undefined,
+    retryDelay: 0, sleep: async () => undefined,
     ...extra,
   });
 }

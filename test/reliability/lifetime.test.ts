@@ -33,7 +33,7 @@ function setup(options: { sandbox?: Parameters<typeof createSandbox>[0]; client?
     authUrl: sandbox.authUrl,
     fetch: fetcher as typeof fetch,
     logLevel: 'off',
-    sleep: async () => undefined,
+    retryDelay: 0, sleep: async () => undefined,
     ...options.client,
   });
   return {
@@ -161,7 +161,7 @@ describe('lifetime', () => {
     const before = count();
     const server = await startSandboxServer({ seed: 'handles' });
     const app = server.registerClient();
-    const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: server.baseUrl, authUrl: server.authUrl, logLevel: 'off', sleep: async () => undefined });
+    const ob = new OpenBanking({ clientId: app.clientId, clientSecret: app.clientSecret, baseUrl: server.baseUrl, authUrl: server.authUrl, logLevel: 'off', retryDelay: 0, sleep: async () => undefined });
     server.faults.inject({ path: CARDS, times: 20, probability: 0.5, fault: [{ type: 'status', status: 503 }, { type: 'drop' }, { type: 'truncate' }] });
     const controller = new AbortController();
     const pending = [

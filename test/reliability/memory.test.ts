@@ -23,7 +23,7 @@ describe('memory', () => {
       logger: { debug: count, info: count, warn: count, error: count },
       logLevel: 'debug',
       maxRetries: 10,
-      sleep: async () => undefined,
+      retryDelay: 0, sleep: async () => undefined,
     });
     const heap = () => heapAfterGc(gc);
     const round = async (calls: number) => {

@@ -45,7 +45,7 @@ describe('no secret of the OAuth flows reaches a log line or an error, at debug,
   });
 
   const client = (environment: 'sandbox' | 'production' = 'sandbox') =>
-    new OpenBanking({ clientId: 'oauth-app', clientSecret: S.secret, baseUrl: server.baseUrl, authUrl: server.authUrl, environment, logger, logLevel: 'debug', sleep: async () => undefined, redirectUri: REDIRECT });
+    new OpenBanking({ clientId: 'oauth-app', clientSecret: S.secret, baseUrl: server.baseUrl, authUrl: server.authUrl, environment, logger, logLevel: 'debug', retryDelay: 0, sleep: async () => undefined, redirectUri: REDIRECT });
 
   /** Each flow reaches the faulted endpoint once `inject` is called (after any set-up it needs). */
   const flows: Array<{ name: string; path: string; method?: string; run: (n: number, inject: () => void) => Promise<unknown> }> = [

@@ -8,8 +8,8 @@ import { clientFor, validCard } from './support.js';
 const broken = vi.hoisted(() => ({ signature: false }));
 
 // A client that signs `idempotencyKey;clientSecret` instead of the spec's `clientSecret;idempotencyKey`.
-vi.mock('../../src/core/signature.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/core/signature.js')>();
+vi.mock('../../src/core/field-crypto.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/core/field-crypto.js')>();
   return {
     ...original,
     computeSignature: (secret: string, key: string, encoding?: 'hex' | 'base64') =>
@@ -18,8 +18,8 @@ vi.mock('../../src/core/signature.js', async (importOriginal) => {
 });
 
 // A client that forgets that the CVV2 of a response is one of the spec's encrypted fields.
-vi.mock('../../src/schemas/card-values.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/schemas/card-values.js')>();
+vi.mock('../../src/schemas/cards.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/schemas/cards.js')>();
   return { ...original, CARD_SECRET_RESPONSE_FIELDS: original.CARD_SECRET_RESPONSE_FIELDS.filter((field) => field !== 'card_cvv2') };
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fetchRegistration } from '../../src/auth/register.js';
+import { fetchRegistration } from '../../src/auth/registration.js';
 import {
   ConnectionError,
   InternalServerError,

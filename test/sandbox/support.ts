@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { OpenBanking, type ClientOptions } from '../../src/index.js';
 import type { SandboxClient, SandboxControls } from '../../src/testing.js';
 import { validCard } from '../support/cards.js';
+import { skipRetryWaits } from '../support/retry-waits.js';
 
 export { validCard };
 
-/** The SDK client for `app` against `sandbox`, never sleeping between retries. */
+/** The SDK client for `app` against `sandbox`, recording every wait (retries' and the `sleep` option's) and never waiting. */
 export function clientFor(sandbox: Pick<SandboxControls, 'baseUrl' | 'authUrl'>, app: Pick<SandboxClient, 'clientId' | 'clientSecret'>, overrides: Partial<ClientOptions> = {}) {
   const sleeps: number[] = [];
   const ob = new OpenBanking({
@@ -19,6 +20,7 @@ export function clientFor(sandbox: Pick<SandboxControls, 'baseUrl' | 'authUrl'>,
     },
     ...overrides,
   });
+  skipRetryWaits(ob, sleeps);
   return { ob, sleeps };
 }
 

@@ -21,7 +21,7 @@ async function scenario(sandbox: SandboxControls, fetch: typeof globalThis.fetch
   expect(registration).toMatchObject({ status: 'APPROVED', redirect_urls: ['https://app.example/callback'], auth_base_url: sandbox.authUrl, api_base_url: sandbox.baseUrl });
   expect(registration.client_id).toMatch(/^sbx_client_/);
 
-  const ob = OpenBanking.fromRegistration(registration, { ...via, logLevel: 'off', sleep: async () => {} });
+  const ob = OpenBanking.fromRegistration(registration, { ...via, logLevel: 'off', retryDelay: 0, sleep: async () => {} });
   const first = await ob.cards.create(validCard());
   expect(first).toMatchObject({ card_status: 'ACTIVE', card_holder_name: 'Ada Obi', card_default_pin: '1234' });
   expect(first.card_cvv2).toMatch(/^\d{3}$/);

@@ -2,6 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { OpenBanking, type ClientOptions } from '../../src/index.js';
+import { skipRetryWaits } from './retry-waits.js';
 
 export const BASE = 'https://api.test.example/openapi/v1';
 export const AUTH = 'https://identity.test.example';
@@ -38,7 +39,7 @@ export function tokenHandler(state: { tokenRequests: Recorded[]; expiresIn?: num
   });
 }
 
-/** A test client pointed at the msw hosts, with a sleep that records delays and never waits. */
+/** A test client pointed at the msw hosts, recording every wait (retries' and the `sleep` option's) and never waiting. */
 export function testClient(overrides: Partial<ClientOptions> = {}) {
   const sleeps: number[] = [];
   const ob = new OpenBanking({
@@ -52,6 +53,7 @@ export function testClient(overrides: Partial<ClientOptions> = {}) {
     },
     ...overrides,
   });
+  skipRetryWaits(ob, sleeps);
   return { ob, sleeps };
 }
 

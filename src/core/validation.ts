@@ -1,0 +1,366 @@
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { MAX_TIMER_MS } from './retry-timing.js';
+import type * as z from 'zod/mini';
+
+/** A JSON object: not null, not an array. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Collects option problems so the constructor reports all of them at once. */
+export class IssueList {
+  readonly issues: ValidationIssue[] = [];
+  add(path: string, message: string, code = 'invalid_option'): void {
+    this.issues.push({ path, message, code });
+  }
+  throwIfAny(what: string): void {
+    if (this.issues.length > 0) throw new ValidationError(what, this.issues);
+  }
+}
+
+/** Checks a string option; returns it trimmed of nothing (values are used as given). */
+export function checkString(issues: IssueList, path: string, value: unknown, required: boolean): string | undefined {
+  if (value === undefined || value === null) {
+    if (required) issues.add(path, 'is required', 'missing');
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    issues.add(path, `must be a string, got ${describeType(value)}`, 'invalid_type');
+    return undefined;
+  }
+  if (value.trim() === '') {
+    issues.add(path, 'must not be empty', 'too_small');
+    return undefined;
+  }
+  if (/[\r\n\0]/.test(value)) {
+    issues.add(path, 'must not contain line breaks or NUL characters', 'invalid_format');
+    return undefined;
+  }
+  return value;
+}
+
+/** Checks a number option: finite, at least `min`, optionally an integer. */
+export function checkNumber(issues: IssueList, path: string, value: unknown, fallback: number, opts: { min: number; integer?: boolean; allowInfinity?: boolean }): number {
+  if (value === undefined) return fallback;
+  const ok =
+    typeof value === 'number' &&
+    !Number.isNaN(value) &&
+    (Number.isFinite(value) || (opts.allowInfinity === true && value === Infinity)) &&
+    value >= opts.min &&
+    (!opts.integer || Number.isInteger(value) || value === Infinity);
+  if (!ok) {
+    const kind = opts.integer ? 'an integer' : 'a number';
+    issues.add(path, `must be ${kind} ≥ ${opts.min}, got ${typeof value === 'number' ? String(value) : describeType(value)}`, 'invalid_value');
+    return fallback;
+  }
+  return value as number;
+}
+
+/**
+ * Checks a timeout in milliseconds: at least 1 and at most {@link MAX_TIMER_MS}, since a timer
+ * asked to wait longer fires after 1 ms and every attempt would time out at once.
+ */
+export function checkTimeout(issues: IssueList, path: string, value: unknown, fallback: number): number {
+  const timeout = checkNumber(issues, path, value, fallback, { min: 1 });
+  if (timeout > MAX_TIMER_MS) {
+    issues.add(path, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days; a timer cannot wait longer), got ${timeout}`, 'invalid_value');
+    return fallback;
+  }
+  // Whole milliseconds: AbortSignal.timeout (token requests, registration) refuses a fraction with a
+  // RangeError, and timers do not resolve below 1 ms anyway.
+  return Math.ceil(timeout);
+}
+
+/** Characters a header value may carry (Latin-1 without control characters other than tab). */
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Checks a base or identity URL: absolute, http(s), https unless the host is loopback; no trailing slash. */
+export function checkUrl(issues: IssueList, path: string, value: unknown): string | undefined {
+  const text = checkString(issues, path, value, false);
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    issues.add(path, `must be an absolute URL with a scheme, e.g. https://api.example.com (got "${text}")`, 'invalid_url');
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    issues.add(path, `must use https:// (got ${url.protocol}//)`, 'invalid_url');
+    return undefined;
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    issues.add(path, `must use https:// — the API requires TLS; plain http:// is allowed only for loopback hosts (got ${url.host})`, 'insecure_url');
+    return undefined;
+  }
+  if (url.username || url.password) {
+    issues.add(path, 'must not contain credentials', 'invalid_url');
+    return undefined;
+  }
+  if (url.search || url.hash) {
+    issues.add(path, 'must not contain a query or a fragment', 'invalid_url');
+    return undefined;
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** A short name for a value's type, for messages (never the value itself). */
+export function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+type RawIssue = z.core.$ZodIssue;
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** The JSON types a value was expected to have: an `invalid_type` issue's, or every branch's of a union that failed on type alone. */
+function expectedOf(issue: RawIssue): string | undefined {
+  if (issue.code === 'invalid_type') return issue.expected === 'int' ? 'whole number' : issue.expected;
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return undefined;
+  const types: string[] = [];
+  for (const branch of issue.errors) {
+    const only = branch.length === 1 ? branch[0] : undefined;
+    if (only?.code !== 'invalid_type' || only.path.length > 0) return undefined;
+    types.push(only.expected);
+  }
+  return types.join(' or a ');
+}
+
+function describe(issue: RawIssue, given: unknown, expected: string | undefined): string {
+  if (expected === 'whole number' && typeof given === 'number') return 'must be a whole number';
+  if (expected !== undefined && given !== undefined && issue.code === 'invalid_union') return `must be a ${expected}`;
+  if (expected !== undefined) return given === undefined ? 'is required' : `must be ${expected === 'array' ? 'an array' : `a ${expected}`}, got ${typeName(given)}`;
+  switch (issue.code) {
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'too_small':
+      if (issue.origin === 'string') return `must have at least ${String(issue.minimum)} character(s)`;
+      return issue.inclusive === false ? `must be greater than ${String(issue.minimum)}` : `must be at least ${String(issue.minimum)}`;
+    case 'too_big':
+      return issue.origin === 'string' ? `must have at most ${String(issue.maximum)} characters` : `must be at most ${String(issue.maximum)}`;
+    default:
+      return issue.message && issue.message !== 'Invalid input' ? issue.message : 'is invalid';
+  }
+}
+
+/**
+ * zod issues → the SDK's issues: dotted paths, a message in words that never repeats the value,
+ * zod's code; one issue per unknown key.
+ */
+export function toIssues(error: z.core.$ZodError, input: unknown, prefix = ''): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  const join = (path: readonly PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.');
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) out.push({ path: join([...issue.path, key]), message: 'is not a known field', code: issue.code });
+    } else {
+      const expected = expectedOf(issue);
+      const given = expected === undefined ? null : valueAt(input, issue.path);
+      out.push({ path: join(issue.path), message: describe(issue, given, expected), code: given === undefined ? 'missing' : expected !== undefined ? 'invalid_type' : issue.code });
+    }
+  }
+  return out;
+}
+
+/** In Unicode mode a surrogate pair is one code point, so only an unpaired surrogate matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+const issue = (path: readonly string[], message: string): ValidationIssue => ({ path: path.join('.'), message, code: 'not_serialisable' });
+
+/** Built-ins that `JSON.stringify` turns into `{}` (or refuses), silently dropping what they hold. */
+function opaqueKind(value: object): string | undefined {
+  if (value instanceof Map) return 'a Map';
+  if (value instanceof Set) return 'a Set';
+  if (value instanceof WeakMap || value instanceof WeakSet) return 'a weak collection';
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return 'binary data';
+  if (value instanceof RegExp) return 'a RegExp';
+  if (value instanceof Promise) return 'a Promise';
+  if (value instanceof Error) return 'an Error';
+  if (value instanceof BigInt) return 'a BigInt';
+  return undefined;
+}
+
+function walk(value: unknown, path: string[], seen: Set<object>, out: ValidationIssue[]): void {
+  switch (typeof value) {
+    case 'string':
+      if (LONE_SURROGATE.test(value)) out.push(issue(path, 'contains an unpaired UTF-16 surrogate, which UTF-8 cannot carry'));
+      return;
+    case 'number':
+      if (!Number.isFinite(value)) out.push(issue(path, 'must be a finite number'));
+      return;
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      out.push(issue(path, `cannot be sent as JSON (${typeof value})`));
+      return;
+    case 'object': {
+      if (value === null) return;
+      if (seen.has(value)) {
+        out.push(issue(path, 'is a circular reference'));
+        return;
+      }
+      if (value instanceof Date) {
+        if (Number.isNaN(value.getTime())) out.push(issue(path, 'is an invalid Date'));
+        return;
+      }
+      if (value instanceof String || value instanceof Number || value instanceof Boolean) return walk(value.valueOf(), path, seen, out);
+      const opaque = opaqueKind(value);
+      if (opaque) {
+        out.push(issue(path, `is ${opaque}, which JSON cannot carry (convert it to a plain object, array or string)`));
+        return;
+      }
+      // An object that serialises itself is taken at its word.
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return;
+      seen.add(value);
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          path.push(String(i));
+          const item: unknown = value[i];
+          if (!(i in value) || item === undefined) out.push(issue(path, 'is missing (JSON would send null in its place)'));
+          else walk(item, path, seen, out);
+          path.pop();
+        }
+      } else {
+        for (const key of Object.keys(value)) {
+          const item = (value as Record<string, unknown>)[key];
+          path.push(key);
+          if (LONE_SURROGATE.test(key)) out.push(issue(path, 'is a key with an unpaired UTF-16 surrogate, which UTF-8 cannot carry'));
+          // `undefined` members are left out of JSON: that is how an optional field is omitted.
+          else if (item !== undefined) walk(item, path, seen, out);
+          path.pop();
+        }
+      }
+      seen.delete(value);
+    }
+  }
+}
+
+/**
+ * What keeps `value` from reaching the server as JSON exactly as given: BigInt, functions,
+ * symbols, non-finite numbers, invalid dates, cycles, holes or `undefined` in arrays (JSON sends
+ * `null`), Maps, Sets, binary data and other built-ins JSON turns into `{}`, and strings or keys
+ * with an unpaired surrogate (UTF-8 cannot encode one; it would arrive as U+FFFD or be refused).
+ * Empty when the body is safe to send. Issues name the path, never the value.
+ */
+export function jsonIssues(value: unknown): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  walk(value, [], new Set(), out);
+  return out;
+}
+
+/**
+ * Objects in a typed body that are not plain (a Date, a Map, a RegExp, a class instance): zod
+ * takes any object where an object schema stands and copies its own keys, so such a value would
+ * go out as `{}`. zod's checks see only that copy, so this runs on the input, before the schema.
+ */
+export function nonPlainObjects(value: unknown, path: string[] = [], out: ValidationIssue[] = [], seen = new Set<object>()): ValidationIssue[] {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return out;
+  seen.add(value);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+    out.push({ path: path.join('.'), message: 'must be a plain object', code: 'invalid_type' });
+    return out;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    path.push(key);
+    nonPlainObjects(item, path, out, seen);
+    path.pop();
+  }
+  return out;
+}
+
+/**
+ * Options every API method takes as its last argument.
+ * @group Client
+ */
+export interface RequestOptions {
+  /** Your own idempotency key; by default a fresh UUID v4 per logical call. */
+  idempotencyKey?: string;
+  /** `connection-id` (or the `headerNames` option's name) for this call, overriding the client's default. */
+  connectionId?: string;
+  /** Aborts the call (no retry follows); rejects with `AbortError`. */
+  signal?: AbortSignal;
+  /** Per-attempt timeout (ms) for this call. */
+  timeout?: number;
+  /** Retries after the first attempt, for this call. */
+  maxRetries?: number;
+  /** Extra headers for this call. They cannot replace the SDK's authorization, signature or idempotency headers. */
+  headers?: Record<string, string> | Headers;
+  /**
+   * Attributes for this call's span (`instrument(ob)` from `openbanking-ng/otel`), naming what in
+   * your app made the call, e.g. `{ 'openbanking.mcp.tool': 'accounts_list' }`: string values, never
+   * sent, never on metrics or events.
+   */
+  spanAttributes?: Readonly<Record<string, string>>;
+}
+
+/** Headers the SDK sets itself; a caller's `headers` option cannot replace them. */
+export const PROTECTED_HEADERS: ReadonlySet<string> = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
+const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers', 'spanAttributes']);
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Checks per-call options; returns the problems. `idempotencyHeader`: the client's name for the key's header, protected too. */
+export function checkCallOptions(options: RequestOptions | undefined, idempotencyHeader = 'idempotency-key'): ValidationIssue[] {
+  if (options === undefined) return [];
+  const issues = new IssueList();
+  if (typeof options !== 'object' || options === null) {
+    issues.add('', `request options must be an object, got ${describeType(options)}`, 'invalid_type');
+    return issues.issues;
+  }
+  for (const key of Object.keys(options)) {
+    if (!CALL_OPTION_KEYS.has(key)) issues.add(key, 'is not a request option', 'unrecognized_keys');
+  }
+  const key = options.idempotencyKey;
+  if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key))) {
+    issues.add('idempotencyKey', 'must be 1–255 visible ASCII characters', 'invalid_format');
+  }
+  const conn = options.connectionId;
+  if (conn !== undefined && (typeof conn !== 'string' || conn.length === 0 || !HEADER_VALUE.test(conn))) {
+    issues.add('connectionId', 'must be a non-empty string without line breaks', 'invalid_format');
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) issues.add('signal', 'must be an AbortSignal', 'invalid_type');
+  checkTimeout(issues, 'timeout', options.timeout, 0);
+  checkNumber(issues, 'maxRetries', options.maxRetries, 0, { min: 0, integer: true });
+  if (options.headers !== undefined) {
+    if (typeof options.headers !== 'object' || options.headers === null) issues.add('headers', 'must be an object or Headers', 'invalid_type');
+    else {
+      const entries = options.headers instanceof Headers ? [...options.headers.entries()] : Object.entries(options.headers);
+      for (const [name, value] of entries) {
+        const lower = name.toLowerCase();
+        if (!HEADER_NAME.test(name)) issues.add(`headers.${name}`, 'is not a valid header name', 'invalid_format');
+        else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) issues.add(`headers.${name}`, 'must be a string without line breaks', 'invalid_format');
+        else if (PROTECTED_HEADERS.has(lower) || lower === idempotencyHeader) issues.add(`headers.${name}`, 'is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', 'protected_header');
+      }
+    }
+  }
+  const attributes = options.spanAttributes;
+  if (attributes !== undefined && (typeof attributes !== 'object' || attributes === null || Object.values(attributes).some((v) => typeof v !== 'string'))) {
+    issues.add('spanAttributes', 'must be an object of strings', 'invalid_type');
+  }
+  return issues.issues;
+}
+
+/**
+ * True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts plain `http://` may reach.
+ * Not `*.localhost`: whether such a name resolves to loopback is up to the resolver.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
