@@ -74,8 +74,8 @@ console.log('api description ok: openapi.json imported as JSON and required, as 
   );
   process.stdout.write(run('node', ['api-description.mjs'], work));
 
-  // Importing the main entry loads neither zod, ky, uuid nor oauth4webapi: they load with the first
-  // call that needs them (docs/performance.md). A resolve hook records every module reached.
+  // The main entry loads statically (DESIGN, Package): ky, uuid and oauth4webapi load with it, and
+  // no optional peer does. A resolve hook records every module reached.
   writeFileSync(
     join(work, 'resolve-log.mjs'),
     `import { appendFileSync } from 'node:fs';
@@ -105,12 +105,15 @@ ${after}
     );
     process.stdout.write(run('node', [file], work));
   };
-  underHook('lazy.mjs', {
+  underHook('static.mjs', {
     before: `await import('${pkg.name}');`,
     after: `if (!resolved.some((url) => url.includes('/node_modules/${pkg.name}/'))) throw new Error('the resolve hook saw nothing');
-const deferred = resolved.filter((url) => ['zod', 'ky', 'uuid', 'oauth4webapi', '@opentelemetry/api'].some((dep) => url.includes('/node_modules/' + dep + '/')));
-if (deferred.length > 0) throw new Error('importing ${pkg.name} loaded ' + deferred.join(', '));
-console.log('lazy ok: importing ${pkg.name} loads neither zod, ky, uuid, oauth4webapi nor @opentelemetry/api');`,
+const loaded = (dep) => resolved.some((url) => url.includes('/node_modules/' + dep + '/'));
+const missing = ['ky', 'uuid', 'oauth4webapi'].filter((dep) => !loaded(dep));
+if (missing.length > 0) throw new Error('importing ${pkg.name} did not load ' + missing.join(', ') + ': the main entry loads statically');
+const peers = ['@opentelemetry/api', 'msw', 'redis', 'ioredis', '@modelcontextprotocol/server'].filter(loaded);
+if (peers.length > 0) throw new Error('importing ${pkg.name} loaded the optional peers ' + peers.join(', '));
+console.log('static ok: importing ${pkg.name} loads ky, uuid and oauth4webapi with it, and no optional peer');`,
   });
   underHook('first-call.mjs', {
     before: `const { OpenBanking } = await import('${pkg.name}');

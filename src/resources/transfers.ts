@@ -1,9 +1,9 @@
 import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/transport.js';
-import type { RequestOptions } from '../core/validation.js';
+import { checkTimeout, describeType, IssueList, isRecord, type RequestOptions } from '../core/validation.js';
 import { MAX_TIMER_MS } from '../core/retry-timing.js';
 import type { Sleep } from '../core/retry-timing.js';
-import { AbortError, type OpenBankingError, TransferPendingError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { AbortError, type OpenBankingError, TransferPendingError } from '../errors/index.js';
 import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/transfers.js';
@@ -166,18 +166,15 @@ export async function waitForTransfer<T extends Status>(
 /** The wait's options: `{ timeout?, signal? }` and nothing else, each of its type. */
 function checkOptions(options: unknown): void {
   if (options === undefined) return;
-  const issues: ValidationIssue[] = [];
-  if (typeof options !== 'object' || options === null) {
-    issues.push({ path: '', message: 'must be an object { timeout?, signal? }', code: 'invalid_type' });
-  } else {
-    const { timeout, signal, ...rest } = options as Record<string, unknown>;
-    if (timeout !== undefined && (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0)) {
-      issues.push({ path: 'timeout', message: 'must be a positive number of milliseconds', code: 'invalid_type' });
-    }
-    if (signal !== undefined && !(signal instanceof AbortSignal)) issues.push({ path: 'signal', message: 'must be an AbortSignal', code: 'invalid_type' });
-    for (const key of Object.keys(rest)) issues.push({ path: key, message: 'is not an option of waitForCompletion (timeout, signal)', code: 'unrecognized_keys' });
+  const issues = new IssueList();
+  if (!isRecord(options)) issues.add('', `must be an object { timeout?, signal? }, got ${describeType(options)}`, 'invalid_type');
+  else {
+    const { timeout, signal, ...rest } = options;
+    checkTimeout(issues, 'timeout', timeout, DEFAULT_TIMEOUT_MS);
+    if (signal !== undefined && !(signal instanceof AbortSignal)) issues.add('signal', 'must be an AbortSignal', 'invalid_type');
+    for (const key of Object.keys(rest)) issues.add(key, 'is not an option of waitForCompletion (timeout, signal)', 'unrecognized_keys');
   }
-  if (issues.length > 0) throw new ValidationError('Invalid options', issues);
+  issues.throwIfAny('Invalid options');
 }
 
 /** One read, abandoned (its request aborted) when `ms` pass first: then `late()` is thrown. */
