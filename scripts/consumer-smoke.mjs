@@ -162,7 +162,7 @@ console.log('first call ok: the client-credentials token comes through oauth4web
   instrument(ob, { tracerProvider });
   await ob.cards.create(${JSON.stringify(CARD)});
   const names = spans.getFinishedSpans().map((s) => s.name).sort().join(', ');
-  if (names !== 'POST /cards, cards.create, oauth2 client_credentials') throw new Error('spans recorded: ' + names);
+  if (names !== 'POST /cards, POST /oauth2/token, cards.create, oauth2 client_credentials') throw new Error('spans recorded: ' + names);
   console.log('otel ok: ' + (typeof require === 'function' ? 'cjs' : 'esm') + ' (' + names + ')');
 })().catch((e) => { console.error(e); process.exitCode = 1; });
 `;
