@@ -36,7 +36,7 @@ for (const entry of extras.split(',').filter(Boolean)) {
       instrument(ob, { tracerProvider });
       await ob.cards.list();
       const names = spans.getFinishedSpans().map((span) => span.name).sort().join(', ');
-      if (names !== 'GET /cards, cards.list, oauth2 client_credentials') throw new Error(`spans recorded: ${names}`);
+      if (names !== 'GET /cards, POST /oauth2/token, cards.list, oauth2 client_credentials') throw new Error(`spans recorded: ${names}`);
       result.checks.push({ name: '/otel', ok: true, detail: `instrument(ob): ${names}` });
     } else if (entry === 'redis') {
       result.checks.push({ name: '/redis', ok: true, detail: await fleetRoundTrip(sandboxUrl, redisUrl, prefix) });
