@@ -176,6 +176,36 @@ export type Scope = (typeof SCOPES)[number];
 /** Scopes as an array of names or one space-separated string. @group OAuth */
 export type ScopeInput = Scope | readonly Scope[] | (string & {});
 
+/** The table itself, literal so that its keys make {@link OperationName}. */
+const operationScopeTable = {
+  'customers.retrieve': ['customers.readonly'],
+  'accounts.create': ['accounts.create'],
+  'accounts.list': ['accounts.list.readonly'],
+  'accounts.balances.retrieve': ['accounts.balance.readonly'],
+  'accounts.transactions.list': ['accounts.transactions.readonly'],
+  'accounts.holds.list': ['accounts.holds.readonly'],
+  'accounts.holds.create': ['accounts.holds.create'],
+  'accounts.holds.update': ['accounts.holds.update'],
+  'transfers.enquiry': ['transfers.transactions.enquiry'],
+  'transfers.retrieve': ['transfers.transactions.query'],
+  'transfers.create': ['transfers.transactions.create'],
+  'bills.categories.list': ['bills.categories.list'],
+  'bills.billers.list': ['bills.billers.list'],
+  'bills.validate': ['bills.bill.validate'],
+  'bills.pay': ['bills.transactions.create'],
+  'disputes.categories.list': ['disputes.categories.list'],
+  'disputes.create': ['disputes.report.create'],
+  'disputes.retrieve': ['disputes.report.readonly'],
+  'directDebits.create': ['direct-debits.create'],
+  'directDebits.list': ['direct-debits.list'],
+  'directDebits.update': ['direct-debits.update'],
+  'directDebits.charge': ['direct-debits.transaction.create'],
+  'cards.create': ['cards.create'],
+  'cards.list': ['cards.list'],
+  'savings.list': ['savings.list'],
+  'savings.transactions.list': ['savings.transactions.list'],
+} as const satisfies Record<string, readonly Scope[]>;
+
 /**
  * The scopes each typed operation asks for by default, keyed by its method name: what an app asks
  * the customer to grant for the operations it calls. The operations' declarations read their
@@ -189,46 +219,14 @@ export type ScopeInput = Scope | readonly Scope[] | (string & {});
  * ```
  * @group Client
  */
-export const OPERATION_SCOPES: Readonly<Record<OperationName, readonly Scope[]>> = Object.freeze(operationScopeTable());
-
-/** The table itself, literal so that its keys make {@link OperationName}. */
-function operationScopeTable() {
-  return {
-    'customers.retrieve': ['customers.readonly'],
-    'accounts.create': ['accounts.create'],
-    'accounts.list': ['accounts.list.readonly'],
-    'accounts.balances.retrieve': ['accounts.balance.readonly'],
-    'accounts.transactions.list': ['accounts.transactions.readonly'],
-    'accounts.holds.list': ['accounts.holds.readonly'],
-    'accounts.holds.create': ['accounts.holds.create'],
-    'accounts.holds.update': ['accounts.holds.update'],
-    'transfers.enquiry': ['transfers.transactions.enquiry'],
-    'transfers.retrieve': ['transfers.transactions.query'],
-    'transfers.create': ['transfers.transactions.create'],
-    'bills.categories.list': ['bills.categories.list'],
-    'bills.billers.list': ['bills.billers.list'],
-    'bills.validate': ['bills.bill.validate'],
-    'bills.pay': ['bills.transactions.create'],
-    'disputes.categories.list': ['disputes.categories.list'],
-    'disputes.create': ['disputes.report.create'],
-    'disputes.retrieve': ['disputes.report.readonly'],
-    'directDebits.create': ['direct-debits.create'],
-    'directDebits.list': ['direct-debits.list'],
-    'directDebits.update': ['direct-debits.update'],
-    'directDebits.charge': ['direct-debits.transaction.create'],
-    'cards.create': ['cards.create'],
-    'cards.list': ['cards.list'],
-    'savings.list': ['savings.list'],
-    'savings.transactions.list': ['savings.transactions.list'],
-  } as const satisfies Record<string, readonly Scope[]>;
-}
+export const OPERATION_SCOPES: Readonly<Record<OperationName, readonly Scope[]>> = Object.freeze(operationScopeTable);
 
 /**
  * The name of a typed operation, as its method is called under the client: the keys of
  * {@link OPERATION_SCOPES} and of the `operationScopes` option.
  * @group Client
  */
-export type OperationName = keyof ReturnType<typeof operationScopeTable>;
+export type OperationName = keyof typeof operationScopeTable;
 
 /** Normalises scopes to a sorted, de-duplicated list of names. */
 export function scopeList(scope: ScopeInput | readonly string[] | undefined): string[] {
