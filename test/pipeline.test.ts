@@ -430,6 +430,36 @@ describe('per-call options and the client options behind them', () => {
   });
 });
 
+describe('options checked by their schemas: every problem at once, in words, nothing sent', () => {
+  it('per-call options: NaN, a fraction of a retry, an unknown name and a protected header, one issue each', async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), cardsEndpoint([() => HttpResponse.json(createdCard(), { status: 201 })], seen));
+    const { ob } = testClient();
+    const error = await ob.cards.create(validCard(), { timeout: Number.NaN, maxRetries: 1.5, retries: 2, headers: { Signature: 'mine' } } as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues).toEqual([
+      { path: 'timeout', message: 'must be a number, got NaN', code: 'invalid_type' },
+      { path: 'maxRetries', message: 'must be a whole number', code: 'invalid_type' },
+      { path: 'headers.Signature', message: 'is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', code: 'protected_header' },
+      { path: 'retries', message: 'is not a known field', code: 'unrecognized_keys' },
+    ]);
+    expect(seen).toHaveLength(0);
+    expect(state.tokenRequests).toHaveLength(0);
+  });
+
+  it("ob.request: a scope outside the spec is named by its place in the list, a timeout past a timer's reach by its limit", async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    server.use(tokenHandler(state));
+    const { ob } = testClient();
+    const scope = await ob.request({ method: 'GET', path: '/accounts', scope: ['accounts', 'money' as never] }).catch((e: unknown) => e);
+    expect((scope as ValidationError).issues).toEqual([{ path: 'scope.1', message: '"money" is not a scope of the spec', code: 'invalid_value' }]);
+    const timeout = await ob.request({ method: 'GET', path: '/accounts' }, { timeout: 2 ** 31 }).catch((e: unknown) => e);
+    expect((timeout as ValidationError).issues).toEqual([{ path: 'timeout', message: 'must be at most 2147483647 ms (about 24.8 days; a timer cannot wait longer)', code: 'too_big' }]);
+    expect(state.tokenRequests).toHaveLength(0);
+  });
+});
+
 describe('tokens', () => {
   it('makes one token request for 50 concurrent calls', async () => {
     const state = { tokenRequests: [] as Recorded[] };

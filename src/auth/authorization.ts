@@ -1,5 +1,5 @@
 import { OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
-import { isLoopbackHost } from '../core/validation.js';
+import { isLoopbackHost } from '../core/config.js';
 import type { ScopeInput } from '../core/config.js';
 import { calculatePKCECodeChallenge, generateRandomCodeVerifier, generateRandomState } from 'oauth4webapi';
 

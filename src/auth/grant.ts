@@ -4,7 +4,7 @@ import { AbortError, ConnectionError } from '../errors/base.js';
 import { OAuthError } from '../errors/base.js';
 import type { EventHub } from '../core/events.js';
 import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
-import { isLoopbackHost } from '../core/validation.js';
+import { isLoopbackHost } from '../core/config.js';
 import { maskText, rememberToken } from '../core/redact.js';
 import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/http.js';
 import { observeGrant } from '../core/events.js';

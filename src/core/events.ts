@@ -1,6 +1,5 @@
 import type { ClientEventListener, ClientEventName, Hub, Listeners, TracingChannel, CallStartEvent, CallTrace, ClientEvents, GrantTrace, RetryReason, TokenGrant } from './event-types.js';
 import type { LeveledLogger } from './logger.js';
-import type { RequestOptions } from './validation.js';
 import type { AttemptObserver, HttpMethod } from './http.js';
 import { maskText, REDACTED, redactHeaders } from './redact.js';
 import { v4 as uuid } from 'uuid';
@@ -105,18 +104,18 @@ function within<T>(traces: readonly { run<R>(fn: () => Promise<R>): Promise<R> }
 export function observeCall<T extends { response: Response }>(
   config: { events: Hub; connectionId: string | undefined },
   op: { name?: string | undefined; method: HttpMethod; urlTemplate?: string | undefined },
-  callOptions: RequestOptions | undefined,
+  callOptions: { idempotencyKey?: unknown; connectionId?: unknown; spanAttributes?: unknown } | undefined,
   send: (observe: CallObservation) => Promise<T>,
 ): Promise<T> {
   return Promise.resolve().then(() => {
-    const call: Partial<RequestOptions> = typeof callOptions === 'object' && callOptions !== null ? callOptions : {};
+    const call = typeof callOptions === 'object' && callOptions !== null ? callOptions : {};
     const observe = new CallObservation(config.events, {
       operation: op.name!,
       method: op.method,
       urlTemplate: op.urlTemplate!,
       idempotencyKey: typeof call.idempotencyKey === 'string' ? call.idempotencyKey : uuid(),
-      connectionId: call.connectionId ?? config.connectionId,
-    }, typeof call.spanAttributes === 'object' && call.spanAttributes !== null ? call.spanAttributes : undefined);
+      connectionId: typeof call.connectionId === 'string' ? call.connectionId : config.connectionId,
+    }, typeof call.spanAttributes === 'object' && call.spanAttributes !== null ? (call.spanAttributes as Record<string, string>) : undefined);
     return observe.run(() => send(observe), (result) => result.response.status);
   });
 }

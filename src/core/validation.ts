@@ -1,6 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import { MAX_TIMER_MS } from './retry-timing.js';
-import type * as z from 'zod/mini';
+import { isLoopbackHost } from './config.js';
+import * as z from 'zod/mini';
 
 /** A JSON object: not null, not an array. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -123,14 +124,15 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return describeType(value);
 }
+
+const article = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
 
 /** The JSON types a value was expected to have: an `invalid_type` issue's, or every branch's of a union that failed on type alone. */
 function expectedOf(issue: RawIssue): string | undefined {
-  if (issue.code === 'invalid_type') return issue.expected === 'int' ? 'whole number' : issue.expected;
+  if (issue.code === 'invalid_type') return issue.expected === 'int' ? 'whole number' : issue.expected === 'record' ? 'object' : issue.expected;
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return undefined;
   const types: string[] = [];
   for (const branch of issue.errors) {
@@ -142,9 +144,10 @@ function expectedOf(issue: RawIssue): string | undefined {
 }
 
 function describe(issue: RawIssue, given: unknown, expected: string | undefined): string {
+  if (expected !== undefined && given === undefined) return 'is required';
+  if (issue.message && issue.message !== 'Invalid input') return issue.message; // the schema's own words
   if (expected === 'whole number' && typeof given === 'number') return 'must be a whole number';
-  if (expected !== undefined && given !== undefined && issue.code === 'invalid_union') return `must be a ${expected}`;
-  if (expected !== undefined) return given === undefined ? 'is required' : `must be ${expected === 'array' ? 'an array' : `a ${expected}`}, got ${typeName(given)}`;
+  if (expected !== undefined) return issue.code === 'invalid_union' ? `must be ${article(expected)}` : `must be ${article(expected)}, got ${typeName(given)}`;
   switch (issue.code) {
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
@@ -154,13 +157,13 @@ function describe(issue: RawIssue, given: unknown, expected: string | undefined)
     case 'too_big':
       return issue.origin === 'string' ? `must have at most ${String(issue.maximum)} characters` : `must be at most ${String(issue.maximum)}`;
     default:
-      return issue.message && issue.message !== 'Invalid input' ? issue.message : 'is invalid';
+      return 'is invalid';
   }
 }
 
 /**
  * zod issues → the SDK's issues: dotted paths, a message in words that never repeats the value,
- * zod's code; one issue per unknown key.
+ * zod's code (or a {@link rule}'s own); one issue per unknown key.
  */
 export function toIssues(error: z.core.$ZodError, input: unknown, prefix = ''): ValidationIssue[] {
   const out: ValidationIssue[] = [];
@@ -171,7 +174,8 @@ export function toIssues(error: z.core.$ZodError, input: unknown, prefix = ''): 
     } else {
       const expected = expectedOf(issue);
       const given = expected === undefined ? null : valueAt(input, issue.path);
-      out.push({ path: join(issue.path), message: describe(issue, given, expected), code: given === undefined ? 'missing' : expected !== undefined ? 'invalid_type' : issue.code });
+      const own = issue.code === 'custom' ? (issue.params?.code as string | undefined) : undefined;
+      out.push({ path: join(issue.path), message: describe(issue, given, expected), code: own ?? (given === undefined ? 'missing' : expected !== undefined ? 'invalid_type' : issue.code) });
     }
   }
   return out;
@@ -311,56 +315,66 @@ export interface RequestOptions {
 
 /** Headers the SDK sets itself; a caller's `headers` option cannot replace them. */
 export const PROTECTED_HEADERS: ReadonlySet<string> = new Set(['authorization', 'signature', 'idempotency-key', 'content-type']);
-const CALL_OPTION_KEYS = new Set(['idempotencyKey', 'connectionId', 'signal', 'timeout', 'maxRetries', 'headers', 'spanAttributes']);
 /** An HTTP header name (RFC 9110 token). */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** A rule zod has no check for, reported under the SDK's own issue code. */
+export function rule<T>(ok: (value: T) => boolean, error: string, code: string, path?: PropertyKey[]) {
+  return z.refine<T>(ok, { error, params: { code }, path });
+}
+
+/** The `headers` request option: each entry a valid header that the SDK does not set itself. */
+function headersOption(idempotencyHeader: string) {
+  const headers = z.custom<Record<string, string> | Headers>((value) => typeof value === 'object' && value !== null, { error: 'must be an object or Headers', params: { code: 'invalid_type' } });
+  return headers.check(
+    z.superRefine((value, ctx) => {
+      for (const [name, text] of value instanceof Headers ? value.entries() : Object.entries(value)) {
+        const lower = name.toLowerCase();
+        const problem = !HEADER_NAME.test(name)
+          ? ['is not a valid header name', 'invalid_format']
+          : typeof text !== 'string' || !HEADER_VALUE.test(text)
+            ? ['must be a string without line breaks', 'invalid_format']
+            : PROTECTED_HEADERS.has(lower) || lower === idempotencyHeader
+              ? ['is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', 'protected_header']
+              : undefined;
+        if (problem) ctx.addIssue({ code: 'custom', input: text, path: [name], message: problem[0], params: { code: problem[1] } });
+      }
+    }),
+  );
+}
+
+/** A timeout option in ms: at least 1, at most {@link MAX_TIMER_MS} (a timer asked to wait longer fires after 1 ms). */
+export const timeoutMs = () => z.number().check(z.gte(1), z.lte(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms (about 24.8 days; a timer cannot wait longer)` }));
+
+/** A `signal` option. */
+export const abortSignal = () => z.instanceof(AbortSignal, { error: 'must be an AbortSignal' });
+
+/** Parses `value` with `schema`; throws one {@link ValidationError} titled `what` listing every problem. */
+export function parseOrThrow<T>(schema: z.ZodMiniType<T>, value: unknown, what: string): T {
+  const result = z.safeParse(schema, value);
+  if (!result.success) throw new ValidationError(what, toIssues(result.error, value));
+  return result.data;
+}
+
+/** The request options, per name of the idempotency header (which a caller's `headers` may not set either). */
+function callOptionsSchema(idempotencyHeader: string) {
+  return z.strictObject({
+    idempotencyKey: z.optional(z.string().check(z.regex(/^[\x21-\x7e]{1,255}$/, { error: 'must be 1–255 visible ASCII characters' }))),
+    connectionId: z.optional(z.string().check(z.minLength(1), z.regex(HEADER_VALUE, { error: 'must be a non-empty string without line breaks' }))),
+    signal: z.optional(abortSignal()),
+    timeout: z.optional(timeoutMs()),
+    maxRetries: z.optional(z.int().check(z.gte(0))),
+    headers: z.optional(headersOption(idempotencyHeader)),
+    spanAttributes: z.optional(z.record(z.string(), z.unknown()).check(rule((value) => Object.values(value).every((v) => typeof v === 'string'), 'must be an object of strings', 'invalid_type'))),
+  });
+}
+const callOptionSchemas = new Map<string, ReturnType<typeof callOptionsSchema>>();
 
 /** Checks per-call options; returns the problems. `idempotencyHeader`: the client's name for the key's header, protected too. */
 export function checkCallOptions(options: RequestOptions | undefined, idempotencyHeader = 'idempotency-key'): ValidationIssue[] {
   if (options === undefined) return [];
-  const issues = new IssueList();
-  if (typeof options !== 'object' || options === null) {
-    issues.add('', `request options must be an object, got ${describeType(options)}`, 'invalid_type');
-    return issues.issues;
-  }
-  for (const key of Object.keys(options)) {
-    if (!CALL_OPTION_KEYS.has(key)) issues.add(key, 'is not a request option', 'unrecognized_keys');
-  }
-  const key = options.idempotencyKey;
-  if (key !== undefined && (typeof key !== 'string' || key.length === 0 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key))) {
-    issues.add('idempotencyKey', 'must be 1–255 visible ASCII characters', 'invalid_format');
-  }
-  const conn = options.connectionId;
-  if (conn !== undefined && (typeof conn !== 'string' || conn.length === 0 || !HEADER_VALUE.test(conn))) {
-    issues.add('connectionId', 'must be a non-empty string without line breaks', 'invalid_format');
-  }
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) issues.add('signal', 'must be an AbortSignal', 'invalid_type');
-  checkTimeout(issues, 'timeout', options.timeout, 0);
-  checkNumber(issues, 'maxRetries', options.maxRetries, 0, { min: 0, integer: true });
-  if (options.headers !== undefined) {
-    if (typeof options.headers !== 'object' || options.headers === null) issues.add('headers', 'must be an object or Headers', 'invalid_type');
-    else {
-      const entries = options.headers instanceof Headers ? [...options.headers.entries()] : Object.entries(options.headers);
-      for (const [name, value] of entries) {
-        const lower = name.toLowerCase();
-        if (!HEADER_NAME.test(name)) issues.add(`headers.${name}`, 'is not a valid header name', 'invalid_format');
-        else if (typeof value !== 'string' || !HEADER_VALUE.test(value)) issues.add(`headers.${name}`, 'must be a string without line breaks', 'invalid_format');
-        else if (PROTECTED_HEADERS.has(lower) || lower === idempotencyHeader) issues.add(`headers.${name}`, 'is set by the SDK and cannot be overridden (use the idempotencyKey option for the key)', 'protected_header');
-      }
-    }
-  }
-  const attributes = options.spanAttributes;
-  if (attributes !== undefined && (typeof attributes !== 'object' || attributes === null || Object.values(attributes).some((v) => typeof v !== 'string'))) {
-    issues.add('spanAttributes', 'must be an object of strings', 'invalid_type');
-  }
-  return issues.issues;
-}
-
-/**
- * True for `localhost`, `127.0.0.0/8` and `[::1]`: the only hosts plain `http://` may reach.
- * Not `*.localhost`: whether such a name resolves to loopback is up to the resolver.
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return host === 'localhost' || host === '[::1]' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  let schema = callOptionSchemas.get(idempotencyHeader);
+  if (!schema) callOptionSchemas.set(idempotencyHeader, (schema = callOptionsSchema(idempotencyHeader)));
+  const result = z.safeParse(schema, options);
+  return result.success ? [] : toIssues(result.error, options);
 }

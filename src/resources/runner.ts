@@ -1,4 +1,5 @@
-import { type RequestOptions, describeType } from '../core/validation.js';
+import * as z from 'zod/mini';
+import { type RequestOptions, rule, toIssues } from '../core/validation.js';
 import { type Endpoints, type Scope, SCOPES } from '../core/config.js';
 import { issuesOf, makeAPIPromise, type APIPromise, type WithResponse, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
 import type { Sleep } from '../core/retry-timing.js';
@@ -227,9 +228,6 @@ export interface RequestParams {
 /** The request secret fields a typed operation knows of, used by `request` when `secretFields` is not given. */
 export const DEFAULT_REQUEST_SECRET_FIELDS: readonly string[] = Object.freeze(['card_default_pin']);
 
-const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const REQUEST_KEYS = new Set(['method', 'path', 'body', 'query', 'scope', 'customer', 'secretFields', 'urlTemplate']);
-
 /** True when `path`, resolved the way a URL parser does (`%2e%2e`, backslashes), stays under the base path. */
 function staysUnder(path: string): boolean {
   const base = '/__base__';
@@ -240,41 +238,29 @@ function staysUnder(path: string): boolean {
   }
 }
 
+const scopeName = z.enum(SCOPES, { error: (issue) => `${JSON.stringify(String(issue.input))} is not a scope of the spec` });
+
+/** `ob.request`'s parameters. */
+const requestParams = z
+  .strictObject({
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+    path: z.string().check(
+      rule((path: string) => path.startsWith('/') && !path.startsWith('//') && !/[\s?#]|(^|\/)\.\.?(\/|$|;|%3b)/i.test(path) && staysUnder(path), 'must be a path starting with / without spaces, query, fragment, backslashes, encoded dots or slashes, or dot segments', 'invalid_format'),
+    ),
+    body: z.optional(z.unknown()),
+    query: z.optional(z.record(z.string(), z.unknown())),
+    scope: z.optional(z.pipe(z.transform((scope: unknown) => (typeof scope === 'string' ? [scope] : scope)), z.array(scopeName, { error: 'must be a scope name or an array of them' }))),
+    customer: z.optional(z.boolean()),
+    secretFields: z.optional(z.array(z.string().check(z.minLength(1)))),
+    urlTemplate: z.optional(z.string().check(z.startsWith('/', { error: 'must be a path template starting with /' }))),
+  })
+  // fetch refuses to build a GET with a body: caught here, it is bad input, not a failed connection.
+  .check(rule((params) => params.method !== 'GET' || params.body === undefined, 'a GET request carries no body: send its parameters as query', 'invalid_value', ['body']));
+
 /** Checks `request` parameters; returns the problems. */
 export function checkRequestParams(params: RequestParams): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  if (typeof params !== 'object' || params === null) {
-    return [{ path: '', message: `must be an object { method, path, ... }, got ${describeType(params)}`, code: 'invalid_type' }];
-  }
-  for (const key of Object.keys(params)) {
-    if (!REQUEST_KEYS.has(key)) issues.push({ path: key, message: 'is not a request parameter', code: 'unrecognized_keys' });
-  }
-  if (typeof params.method !== 'string' || !METHODS.includes(params.method)) {
-    issues.push({ path: 'method', message: `must be one of ${METHODS.join(', ')}`, code: 'invalid_value' });
-  }
-  if (typeof params.path !== 'string' || !params.path.startsWith('/') || params.path.startsWith('//') || /[\s?#]|(^|\/)\.\.?(\/|$|;|%3b)/i.test(params.path) || !staysUnder(params.path)) {
-    issues.push({ path: 'path', message: 'must be a path starting with / without spaces, query, fragment, backslashes, encoded dots or slashes, or dot segments', code: 'invalid_format' });
-  }
-  // fetch refuses to build a GET with a body: caught here, it is bad input, not a failed connection.
-  if (params.method === 'GET' && params.body !== undefined) {
-    issues.push({ path: 'body', message: 'a GET request carries no body: send its parameters as query', code: 'invalid_value' });
-  }
-  if (params.query !== undefined && (typeof params.query !== 'object' || params.query === null || Array.isArray(params.query))) {
-    issues.push({ path: 'query', message: 'must be an object', code: 'invalid_type' });
-  }
-  if (params.scope !== undefined) {
-    const list = typeof params.scope === 'string' ? [params.scope] : Array.isArray(params.scope) ? params.scope : undefined;
-    if (!list) issues.push({ path: 'scope', message: 'must be a scope name or an array of them', code: 'invalid_type' });
-    else for (const s of list) if (!(SCOPES as readonly string[]).includes(s)) issues.push({ path: 'scope', message: `"${String(s)}" is not a scope of the spec`, code: 'invalid_value' });
-  }
-  if (params.secretFields !== undefined && (!Array.isArray(params.secretFields) || params.secretFields.some((f) => typeof f !== 'string' || f === ''))) {
-    issues.push({ path: 'secretFields', message: 'must be an array of body field names', code: 'invalid_type' });
-  }
-  if (params.urlTemplate !== undefined && (typeof params.urlTemplate !== 'string' || !params.urlTemplate.startsWith('/'))) {
-    issues.push({ path: 'urlTemplate', message: 'must be a path template starting with /', code: 'invalid_format' });
-  }
-  if (params.customer !== undefined && typeof params.customer !== 'boolean') issues.push({ path: 'customer', message: 'must be a boolean', code: 'invalid_type' });
-  return issues;
+  const result = z.safeParse(requestParams, params);
+  return result.success ? [] : toIssues(result.error, params);
 }
 
 /**

@@ -1,6 +1,6 @@
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import type { APIPromise } from '../core/transport.js';
-import { checkTimeout, describeType, IssueList, isRecord, type RequestOptions } from '../core/validation.js';
+import { abortSignal, parseOrThrow, type RequestOptions, timeoutMs } from '../core/validation.js';
 import { MAX_TIMER_MS } from '../core/retry-timing.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { AbortError, type OpenBankingError, TransferPendingError } from '../errors/index.js';
@@ -141,7 +141,7 @@ export async function waitForTransfer<T extends Status>(
   batchReference: string | number,
   options: WaitForCompletionOptions | undefined,
 ): Promise<T> {
-  checkOptions(options);
+  parseOrThrow(waitOptions, options, 'Invalid options');
   const timeout = options?.timeout ?? DEFAULT_TIMEOUT_MS;
   const signal = options?.signal;
   const reference = String(batchReference);
@@ -164,18 +164,7 @@ export async function waitForTransfer<T extends Status>(
 }
 
 /** The wait's options: `{ timeout?, signal? }` and nothing else, each of its type. */
-function checkOptions(options: unknown): void {
-  if (options === undefined) return;
-  const issues = new IssueList();
-  if (!isRecord(options)) issues.add('', `must be an object { timeout?, signal? }, got ${describeType(options)}`, 'invalid_type');
-  else {
-    const { timeout, signal, ...rest } = options;
-    checkTimeout(issues, 'timeout', timeout, DEFAULT_TIMEOUT_MS);
-    if (signal !== undefined && !(signal instanceof AbortSignal)) issues.add('signal', 'must be an AbortSignal', 'invalid_type');
-    for (const key of Object.keys(rest)) issues.add(key, 'is not an option of waitForCompletion (timeout, signal)', 'unrecognized_keys');
-  }
-  issues.throwIfAny('Invalid options');
-}
+const waitOptions = z.optional(z.strictObject({ timeout: z.optional(timeoutMs()), signal: z.optional(abortSignal()) }));
 
 /** One read, abandoned (its request aborted) when `ms` pass first: then `late()` is thrown. */
 async function pollBefore<T>(read: (options: RequestOptions) => Promise<T>, ms: number, signal: AbortSignal | undefined, late: () => OpenBankingError): Promise<T> {
