@@ -1,7 +1,8 @@
 import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/tokens.js';
 import { type FieldCipher, plaintextCipher } from './core/config.js';
-import { checkNumber, checkString, checkTimeout, checkUrl, describeType, HEADER_VALUE, IssueList } from './core/validation.js';
-import { HEADER_NAME } from './core/validation.js';
+import * as z from 'zod/mini';
+import { functionOption, HEADER_NAME, headerText, isRecord, methodsOption, optionText, pathOption, rule, toIssues, urlOption, wholeTimeoutMs } from './core/validation.js';
+import { ValidationError, type ValidationIssue } from './errors/index.js';
 import { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type HeaderNames, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
 import { defaultSleep, type Sleep } from './core/retry-timing.js';
@@ -140,139 +141,118 @@ export interface ResolvedOptions extends PipelineConfig {
   operationScopes: Readonly<Record<string, readonly Scope[]>>;
 }
 
-const KNOWN_OPTIONS = new Set<string>([
-  'clientId', 'clientSecret', 'environment', 'baseUrl', 'authUrl', 'endpoints', 'connectionId', 'participantId',
-  'redirectUri', 'cipher', 'signatureEncoding', 'maxRetries', 'maxRetryDelay', 'retryDelay', 'timeout', 'fetch', 'tokenStore',
-  'logger', 'logLevel', 'rateLimit', 'decryptResponses', 'dangerouslyAllowBrowser', 'sleep', 'now', 'operationScopes',
-  'maxResponseBytes', 'fleet', 'headerNames', 'previousClientSecrets',
-]);
-
 /** Headers the SDK sets under fixed names: a renamed header may not take one of them. */
 const FIXED_HEADERS = new Set(['authorization', 'signature', 'content-type', 'accept', 'x-participant-id']);
 
 const FLEET_METHODS = ['get', 'set', 'compareAndSet', 'compareAndDelete', 'lock', 'unlock', 'take'] as const;
 
+const headerName = z.string().check(
+  z.regex(HEADER_NAME, { error: "must be a header name (letters, digits and !#$%&'*+-.^_`|~)" }),
+  rule((name: string) => !FIXED_HEADERS.has(name.toLowerCase()), 'names a header the SDK already sends', 'invalid_value'),
+);
+
+const scopeList = z
+  .custom<readonly Scope[]>(Array.isArray, { error: 'must be an array of scopes ([] for none)', params: { code: 'invalid_type' } })
+  .check(
+    rule(
+      (list: readonly unknown[]) => list.every((s) => (SCOPES as readonly unknown[]).includes(s)),
+      (issue) => `has names that are not scopes of the spec: ${issue.input.filter((s) => !(SCOPES as readonly unknown[]).includes(s)).map((s) => JSON.stringify(String(s))).join(', ')}`,
+      'invalid_value',
+    ),
+  );
+
+/** Every option of {@link OpenBanking}, each checked alone; the rules between options follow in {@link resolveOptions}. */
+const clientOptions = z.strictObject({
+  clientId: optionText(),
+  clientSecret: optionText(),
+  previousClientSecrets: z.optional(z.array(z.string().check(z.minLength(1)))),
+  environment: z.optional(z.enum(['sandbox', 'production'])),
+  baseUrl: z.optional(urlOption()),
+  authUrl: z.optional(urlOption()),
+  endpoints: z.optional(z.strictObject(Object.fromEntries(Object.keys(DEFAULT_ENDPOINTS).map((name) => [name, z.optional(pathOption())])) as Record<keyof Endpoints, z.ZodMiniOptional<ReturnType<typeof pathOption>>>)),
+  operationScopes: z.optional(z.record(z.string().check(rule((name: string) => Object.hasOwn(OPERATION_SCOPES, name), 'is not a typed operation (see OPERATION_SCOPES for the names)', 'unrecognized_keys')), scopeList)),
+  connectionId: z.optional(headerText()),
+  participantId: z.optional(headerText()),
+  headerNames: z.optional(z.strictObject({ idempotencyKey: z.optional(headerName), connectionId: z.optional(headerName) })),
+  redirectUri: z.optional(optionText().check(rule((uri: string) => URL.canParse(uri), 'must be an absolute URL', 'invalid_url'))),
+  cipher: z.optional(methodsOption<FieldCipher>(['encrypt', 'decrypt'], 'must be a FieldCipher: an object with async encrypt(text) and decrypt(text)')),
+  signatureEncoding: z.optional(z.enum(['hex', 'base64'])),
+  maxRetries: z.optional(z.int().check(z.gte(0))),
+  maxRetryDelay: z.optional(z.number().check(z.gte(0))),
+  retryDelay: z.optional(z.number().check(z.gte(0))),
+  timeout: z.optional(wholeTimeoutMs()),
+  maxResponseBytes: z.optional(z.int().check(z.gte(1))),
+  fetch: z.optional(functionOption<typeof fetch>()),
+  tokenStore: z.optional(methodsOption<TokenStore>(['get', 'set', 'delete'], 'must have async get(key), set(key, value, ttlSeconds) and delete(key) methods')),
+  fleet: z.optional(methodsOption<FleetStore>(FLEET_METHODS, `must be a FleetStore (methods ${FLEET_METHODS.join(', ')}), e.g. redisFleet(redis, { prefix }) from openbanking-ng/redis`)),
+  logger: z.optional(methodsOption<Logger>(['debug', 'info', 'warn', 'error'], 'must have debug, info, warn and error methods')),
+  logLevel: z.optional(z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]])),
+  // Both numbers of a limit are the caller's: a silent default (1 per minute) would hold every call after the first.
+  rateLimit: z.optional(z.union([z.boolean(), z.object({ rate: z.number().check(z.gt(0)), burst: z.int().check(z.gte(1)), maxWait: z.optional(z.union([z.number().check(z.gte(0)), z.literal(Infinity)])) })])),
+  decryptResponses: z.optional(z.boolean()),
+  dangerouslyAllowBrowser: z.optional(z.boolean()),
+  sleep: z.optional(functionOption<Sleep>()),
+  now: z.optional(functionOption<() => number>()),
+});
 
 function isInBrowser(): boolean {
   const g = globalThis as { window?: { document?: unknown } };
   return typeof g.window !== 'undefined' && typeof g.window.document !== 'undefined';
 }
 
+/** The rules between options, on what the caller gave. */
+function crossIssues(input: Partial<Record<keyof ClientOptions, unknown>>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (input.environment === 'production') {
+    if (input.baseUrl === undefined) issues.push({ path: 'baseUrl', message: 'is required in production (the spec does not publish the production path prefix); take it from your registration', code: 'missing' });
+    if (input.authUrl === undefined) issues.push({ path: 'authUrl', message: 'is required in production; take it from your registration', code: 'missing' });
+  }
+  const names = input.headerNames as Partial<HeaderNames> | undefined;
+  const idempotency = (names?.idempotencyKey ?? DEFAULT_HEADER_NAMES.idempotencyKey).toString().toLowerCase();
+  if (idempotency === (names?.connectionId ?? DEFAULT_HEADER_NAMES.connectionId).toString().toLowerCase()) issues.push({ path: 'headerNames.connectionId', message: 'must differ from the idempotency header', code: 'invalid_value' });
+  if (input.fleet !== undefined && input.tokenStore !== undefined) issues.push({ path: 'fleet', message: 'cannot be combined with tokenStore: the fleet shares client-credentials tokens itself; drop tokenStore', code: 'conflict' });
+  if (typeof input.clientSecret === 'string' && input.clientSecret.trim() !== '' && isInBrowser() && input.dangerouslyAllowBrowser !== true) {
+    issues.push({
+      path: 'clientSecret',
+      message: 'must not be used in a browser, where every visitor could read it. Start consent with openbanking-ng/pkce and exchange the code on your backend; pass dangerouslyAllowBrowser: true only for trusted internal tools',
+      code: 'browser_secret',
+    });
+  }
+  return issues;
+}
+
 /** Validates every option and fills in defaults; throws one {@link ValidationError} listing every problem. */
 export function resolveOptions(input: ClientOptions): ResolvedOptions {
-  const issues = new IssueList();
-  if (typeof input !== 'object' || input === null) {
-    issues.add('', 'options must be an object with at least clientId and clientSecret', 'invalid_type');
-    issues.throwIfAny('Invalid OpenBanking options');
-  }
-  for (const key of Object.keys(input)) {
-    if (!KNOWN_OPTIONS.has(key)) issues.add(key, 'is not an option of OpenBanking', 'unrecognized_keys');
-  }
-  const clientId = checkString(issues, 'clientId', input.clientId, true) ?? '';
-  const clientSecret = checkString(issues, 'clientSecret', input.clientSecret, true) ?? '';
-  rememberSecret(clientSecret); // masked wherever a text quotes it
-  const previousClientSecrets = checkPreviousSecrets(issues, input.previousClientSecrets);
+  if (typeof input?.clientSecret === 'string' && input.clientSecret.trim() !== '') rememberSecret(input.clientSecret); // masked wherever a text quotes it
+  const parsed = z.safeParse(clientOptions, input);
+  const issues = parsed.success ? [] : toIssues(parsed.error, input);
+  if (isRecord(input)) issues.push(...crossIssues(input));
+  if (issues.length > 0 || !parsed.success) throw new ValidationError('Invalid OpenBanking options', issues);
+  const given = parsed.data;
 
-  const environment = input.environment ?? 'sandbox';
-  if (environment !== 'sandbox' && environment !== 'production') {
-    issues.add('environment', `must be 'sandbox' or 'production'`, 'invalid_value');
-  }
-  let baseUrl = checkUrl(issues, 'baseUrl', input.baseUrl);
-  let authUrl = checkUrl(issues, 'authUrl', input.authUrl);
-  if (environment === 'production') {
-    if (input.baseUrl === undefined) issues.add('baseUrl', 'is required in production (the spec does not publish the production path prefix); take it from your registration', 'missing');
-    if (input.authUrl === undefined) issues.add('authUrl', 'is required in production; take it from your registration', 'missing');
-  } else {
-    baseUrl ??= SANDBOX_HOSTS.baseUrl;
-    authUrl ??= SANDBOX_HOSTS.authUrl;
-  }
-
-  const endpoints: Endpoints = { ...DEFAULT_ENDPOINTS };
-  if (input.endpoints !== undefined) {
-    if (typeof input.endpoints !== 'object' || input.endpoints === null) issues.add('endpoints', 'must be an object of paths', 'invalid_type');
-    else {
-      for (const [name, path] of Object.entries(input.endpoints)) {
-        if (!(name in DEFAULT_ENDPOINTS)) issues.add(`endpoints.${name}`, 'is not a known endpoint', 'unrecognized_keys');
-        else if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//')) issues.add(`endpoints.${name}`, 'must be a path starting with /', 'invalid_format');
-        else endpoints[name as keyof Endpoints] = path;
-      }
-    }
-  }
-
-  const operationScopes = checkOperationScopes(issues, input.operationScopes);
-  const connectionId = checkString(issues, 'connectionId', input.connectionId, false);
-  const participantId = checkString(issues, 'participantId', input.participantId, false);
-  // Both travel as headers: a character a header cannot carry would fail every call at send time.
-  if (connectionId !== undefined && !HEADER_VALUE.test(connectionId)) issues.add('connectionId', 'must contain only characters a header can carry (Latin-1, no control characters)', 'invalid_format');
-  if (participantId !== undefined && !HEADER_VALUE.test(participantId)) issues.add('participantId', 'must contain only characters a header can carry (Latin-1, no control characters)', 'invalid_format');
-  const headerNames = checkHeaderNames(issues, input.headerNames);
-  const redirectUri = checkString(issues, 'redirectUri', input.redirectUri, false);
-  if (redirectUri !== undefined && !URL.canParse(redirectUri)) issues.add('redirectUri', 'must be an absolute URL', 'invalid_url');
-
-  const cipher = input.cipher ?? plaintextCipher;
-  if (input.cipher !== undefined && (typeof input.cipher !== 'object' || input.cipher === null || typeof input.cipher.encrypt !== 'function' || typeof input.cipher.decrypt !== 'function')) {
-    issues.add('cipher', 'must be a FieldCipher: an object with async encrypt(text) and decrypt(text)', 'invalid_type');
-  }
-  const signatureEncoding = input.signatureEncoding ?? 'hex';
-  if (signatureEncoding !== 'hex' && signatureEncoding !== 'base64') issues.add('signatureEncoding', `must be 'hex' or 'base64'`, 'invalid_value');
-
-  const maxRetries = checkNumber(issues, 'maxRetries', input.maxRetries, 2, { min: 0, integer: true });
-  const maxRetryDelay = checkNumber(issues, 'maxRetryDelay', input.maxRetryDelay, 60_000, { min: 0 });
-  const retryDelay = input.retryDelay === undefined ? undefined : checkNumber(issues, 'retryDelay', input.retryDelay, 0, { min: 0 });
-  const timeout = checkTimeout(issues, 'timeout', input.timeout, 30_000);
-  const maxResponseBytes = checkNumber(issues, 'maxResponseBytes', input.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, { min: 1, integer: true });
-  for (const name of ['fetch', 'sleep', 'now'] as const) {
-    if (input[name] !== undefined && typeof input[name] !== 'function') issues.add(name, `must be a function, got ${describeType(input[name])}`, 'invalid_type');
-  }
-  const store = input.tokenStore;
-  if (store !== undefined && (typeof store !== 'object' || store === null || ['get', 'set', 'delete'].some((m) => typeof (store as unknown as Record<string, unknown>)[m] !== 'function'))) {
-    issues.add('tokenStore', 'must have async get(key), set(key, value, ttlSeconds) and delete(key) methods', 'invalid_type');
-  }
-  const fleet = input.fleet;
-  if (fleet !== undefined) {
-    if (typeof fleet !== 'object' || fleet === null || FLEET_METHODS.some((m) => typeof (fleet as unknown as Record<string, unknown>)[m] !== 'function')) {
-      issues.add('fleet', `must be a FleetStore (methods ${FLEET_METHODS.join(', ')}), e.g. redisFleet(redis, { prefix }) from openbanking-ng/redis`, 'invalid_type');
-    }
-    if (store !== undefined) issues.add('fleet', 'cannot be combined with tokenStore: the fleet shares client-credentials tokens itself; drop tokenStore', 'conflict');
-  }
-  const logger = input.logger ?? console;
-  const loggerOk = typeof logger === 'object' && logger !== null && ['debug', 'info', 'warn', 'error'].every((m) => typeof (logger as unknown as Record<string, unknown>)[m] === 'function');
-  if (!loggerOk) issues.add('logger', 'must have debug, info, warn and error methods', 'invalid_type');
-  const logLevel = input.logLevel ?? levelFromEnvironment(loggerOk ? logger : undefined) ?? 'warn';
-  if (!LOG_LEVELS.includes(logLevel)) issues.add('logLevel', `must be one of ${LOG_LEVELS.map((l) => `'${l}'`).join(', ')}`, 'invalid_value');
-
-  let rateLimit: { rate: number; burst: number; maxWait: number } | undefined;
-  if (input.rateLimit === true) {
-    const published = PUBLISHED_RATE_LIMITS[environment === 'production' ? 'production' : 'sandbox'];
-    rateLimit = { ...published, maxWait: 60_000 };
-  } else if (typeof input.rateLimit === 'object' && input.rateLimit !== null) {
-    // Both numbers are the caller's: a silent default (1 per minute) would hold every call after the first.
-    for (const name of ['rate', 'burst'] as const) {
-      if (input.rateLimit[name] === undefined) issues.add(`rateLimit.${name}`, `is required with { rate, burst, maxWait? } (or pass rateLimit: true for the published limits)`, 'missing');
-    }
-    rateLimit = {
-      rate: checkNumber(issues, 'rateLimit.rate', input.rateLimit.rate, 1, { min: Number.MIN_VALUE }),
-      burst: checkNumber(issues, 'rateLimit.burst', input.rateLimit.burst, 1, { min: 1, integer: true }),
-      maxWait: checkNumber(issues, 'rateLimit.maxWait', input.rateLimit.maxWait, 60_000, { min: 0, allowInfinity: true }),
-    };
-  } else if (input.rateLimit !== undefined && input.rateLimit !== false) {
-    issues.add('rateLimit', 'must be true, false or { rate, burst, maxWait? }', 'invalid_type');
-  }
-  for (const name of ['decryptResponses', 'dangerouslyAllowBrowser'] as const) {
-    if (input[name] !== undefined && typeof input[name] !== 'boolean') issues.add(name, 'must be a boolean', 'invalid_type');
-  }
-  if (clientSecret && isInBrowser() && input.dangerouslyAllowBrowser !== true) {
-    issues.add(
-      'clientSecret',
-      'must not be used in a browser, where every visitor could read it. Start consent with openbanking-ng/pkce and exchange the code on your backend; pass dangerouslyAllowBrowser: true only for trusted internal tools',
-      'browser_secret',
-    );
-  }
-  issues.throwIfAny('Invalid OpenBanking options');
+  const { clientId, clientSecret } = given;
+  const previousClientSecrets = given.previousClientSecrets ?? [];
+  for (const secret of previousClientSecrets) rememberSecret(secret);
+  const environment = given.environment ?? 'sandbox';
+  const baseUrl = given.baseUrl ?? SANDBOX_HOSTS.baseUrl;
+  const authUrl = given.authUrl ?? SANDBOX_HOSTS.authUrl;
+  const endpoints: Endpoints = { ...DEFAULT_ENDPOINTS, ...given.endpoints };
+  const operationScopes: Record<string, readonly Scope[]> = {};
+  for (const [name, scopes] of Object.entries(given.operationScopes ?? {})) operationScopes[name] = Object.freeze([...scopes]);
+  const headerNames: Readonly<HeaderNames> = Object.freeze({
+    idempotencyKey: (given.headerNames?.idempotencyKey ?? DEFAULT_HEADER_NAMES.idempotencyKey).toLowerCase(),
+    connectionId: (given.headerNames?.connectionId ?? DEFAULT_HEADER_NAMES.connectionId).toLowerCase(),
+  });
+  const timeout = given.timeout ?? 30_000;
+  const fleet = given.fleet;
+  const logger = given.logger ?? console;
+  const logLevel = given.logLevel ?? levelFromEnvironment(logger) ?? 'warn';
+  const rate = given.rateLimit;
+  const rateLimit = rate === true ? { ...PUBLISHED_RATE_LIMITS[environment], maxWait: 60_000 } : rate === false || rate === undefined ? undefined : { ...rate, maxWait: rate.maxWait ?? 60_000 };
 
   const log = leveledLogger(logger, logLevel);
-  const now = input.now ?? Date.now;
-  const sleep = input.sleep ?? defaultSleep;
+  const now = given.now ?? Date.now;
+  const sleep = given.sleep ?? defaultSleep;
   // One store for everything the client coordinates: the fleet's, else its own memory.
   const own = new MemoryFleetStore(now);
   const link = fleet === undefined ? undefined : new FleetLink(fleet, { clientId, clientSecret, previousClientSecrets, log });
@@ -281,81 +261,32 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     clientId,
     clientSecret,
     environment,
-    baseUrl: baseUrl!,
-    authUrl: authUrl!,
+    baseUrl,
+    authUrl,
     endpoints,
-    connectionId,
-    participantId,
+    connectionId: given.connectionId,
+    participantId: given.participantId,
     headerNames,
-    redirectUri,
-    cipher,
-    cipherExplicit: input.cipher !== undefined,
-    signatureEncoding,
-    maxRetries,
-    maxRetryDelay,
-    retryDelay,
+    redirectUri: given.redirectUri,
+    cipher: given.cipher ?? plaintextCipher,
+    cipherExplicit: given.cipher !== undefined,
+    signatureEncoding: given.signatureEncoding ?? 'hex',
+    maxRetries: given.maxRetries ?? 2,
+    maxRetryDelay: given.maxRetryDelay ?? 60_000,
+    retryDelay: given.retryDelay,
     timeout,
-    maxResponseBytes,
-    fetch: input.fetch,
-    tokenStore: input.tokenStore ?? (link ? new FleetTokenStore(link, now) : new MemoryTokenStore(now, own)),
+    maxResponseBytes: given.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    fetch: given.fetch,
+    tokenStore: given.tokenStore ?? (link ? new FleetTokenStore(link, now) : new MemoryTokenStore(now, own)),
     fleet: link,
     store: shared,
     fleetLockTtl: timeout + 1_000,
     operationScopes,
     logger: log,
     limiter: rateLimit && new RateLimiter(rateLimit.rate, rateLimit.burst, rateLimit.maxWait, now, sleep, { store: shared, key: shared.key('rate'), shared: shared.shared }),
-    decryptResponses: input.decryptResponses ?? true,
+    decryptResponses: given.decryptResponses ?? true,
     sleep,
     now,
     events: new EventHub(log),
   };
-}
-
-/** Checks `previousClientSecrets`: an array of non-empty strings, each masked wherever a text quotes it. */
-function checkPreviousSecrets(issues: IssueList, value: unknown): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || value.some((secret) => typeof secret !== 'string' || secret === '')) {
-    issues.add('previousClientSecrets', 'must be an array of the earlier client secrets (non-empty strings)', 'invalid_type');
-    return [];
-  }
-  for (const secret of value) rememberSecret(secret);
-  return [...(value as string[])];
-}
-
-/** Checks `operationScopes`: known operation names, arrays of the spec's scopes. */
-function checkOperationScopes(issues: IssueList, value: unknown): Record<string, readonly Scope[]> {
-  const out: Record<string, readonly Scope[]> = {};
-  if (value === undefined) return out;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    issues.add('operationScopes', "must be an object such as { 'accounts.create': [] }", 'invalid_type');
-    return out;
-  }
-  for (const [name, scopes] of Object.entries(value)) {
-    if (!Object.hasOwn(OPERATION_SCOPES, name)) issues.add(`operationScopes.${name}`, 'is not a typed operation (see OPERATION_SCOPES for the names)', 'unrecognized_keys');
-    else if (!Array.isArray(scopes)) issues.add(`operationScopes.${name}`, 'must be an array of scopes ([] for none)', 'invalid_type');
-    else {
-      const unknown = scopes.filter((s) => !(SCOPES as readonly unknown[]).includes(s));
-      if (unknown.length > 0) issues.add(`operationScopes.${name}`, `has names that are not scopes of the spec: ${unknown.map((s) => JSON.stringify(String(s))).join(', ')}`, 'invalid_value');
-      else out[name] = Object.freeze([...(scopes as Scope[])]);
-    }
-  }
-  return out;
-}
-
-/** Checks `headerNames`: known keys, header names (lower-cased), none the SDK already sends, the two apart. */
-function checkHeaderNames(issues: IssueList, value: unknown): Readonly<HeaderNames> {
-  if (value === undefined) return DEFAULT_HEADER_NAMES;
-  const out: HeaderNames = { ...DEFAULT_HEADER_NAMES };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    issues.add('headerNames', "must be an object such as { idempotencyKey: 'idempotency_key' }", 'invalid_type');
-    return out;
-  }
-  for (const [key, name] of Object.entries(value)) {
-    if (!Object.hasOwn(DEFAULT_HEADER_NAMES, key)) issues.add(`headerNames.${key}`, 'is not a renamable header (idempotencyKey, connectionId)', 'unrecognized_keys');
-    else if (typeof name !== 'string' || !HEADER_NAME.test(name)) issues.add(`headerNames.${key}`, 'must be a header name (letters, digits and !#$%&\'*+-.^_`|~)', 'invalid_format');
-    else if (FIXED_HEADERS.has(name.toLowerCase())) issues.add(`headerNames.${key}`, 'names a header the SDK already sends', 'invalid_value');
-    else out[key as keyof HeaderNames] = name.toLowerCase();
-  }
-  if (out.idempotencyKey === out.connectionId) issues.add('headerNames.connectionId', 'must differ from the idempotency header', 'invalid_value');
-  return Object.freeze(out);
 }

@@ -448,6 +448,41 @@ describe('options checked by their schemas: every problem at once, in words, not
     expect(state.tokenRequests).toHaveLength(0);
   });
 
+  it('client options: each problem once, a rate limit missing both numbers named field by field, the rules between options after', () => {
+    const error = (() => {
+      try {
+        new OpenBanking({ clientId: CLIENT_ID, clientSecret: SECRET, environment: 'production', rateLimit: {}, previousClientSecrets: ['old', ''], timeout: 0, fleet: {}, colour: 'blue' } as never);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues).toEqual([
+      { path: 'previousClientSecrets.1', message: 'must have at least 1 character(s)', code: 'too_small' },
+      { path: 'timeout', message: 'must be at least 1', code: 'too_small' },
+      { path: 'fleet', message: expect.stringMatching(/^must be a FleetStore \(methods get, set, /), code: 'invalid_type' },
+      { path: 'rateLimit.rate', message: 'is required', code: 'missing' },
+      { path: 'rateLimit.burst', message: 'is required', code: 'missing' },
+      { path: 'colour', message: 'is not a known field', code: 'unrecognized_keys' },
+      { path: 'baseUrl', message: expect.stringMatching(/^is required in production/), code: 'missing' },
+      { path: 'authUrl', message: expect.stringMatching(/^is required in production/), code: 'missing' },
+    ]);
+    expect(String((error as Error).message)).not.toContain(SECRET);
+  });
+
+  it('registration: the login and the connection checked together, nothing sent', async () => {
+    const calls: string[] = [];
+    const fetch = (async (url: string) => (calls.push(String(url)), new Response('{}'))) as unknown as typeof globalThis.fetch;
+    const error = await OpenBanking.fetchRegistration({ username: 'a:b', password: '', authUrl: 'http://identity.example.com', timeout: 1.5e12, fetch }).catch((e: unknown) => e);
+    expect((error as ValidationError).issues).toEqual([
+      { path: 'authUrl', message: expect.stringMatching(/^must use https:\/\/ — the API requires TLS/), code: 'insecure_url' },
+      { path: 'timeout', message: 'must be at most 2147483647 ms (about 24.8 days; a timer cannot wait longer)', code: 'too_big' },
+      { path: 'username', message: 'must not contain a colon (HTTP Basic)', code: 'invalid_format' },
+      { path: 'password', message: 'must have at least 1 character(s)', code: 'too_small' },
+    ]);
+    expect(calls).toEqual([]);
+  });
+
   it("ob.request: a scope outside the spec is named by its place in the list, a timeout past a timer's reach by its limit", async () => {
     const state = { tokenRequests: [] as Recorded[] };
     server.use(tokenHandler(state));

@@ -1,4 +1,4 @@
-import type { AuthorizationRequest, AuthorizationRequestParams } from './authorization.js';
+import type { AuthorizationRequest } from './authorization.js';
 import * as flows from './flows.js';
 import type { AuthContext, AuthorizationUrlParams, DeviceAuthorization, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';
 import type { ScopeInput } from '../core/config.js';

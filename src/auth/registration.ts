@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { ResponseValidationError, type ValidationIssue, AbortError, ApiError, ConnectionError, OAuthError, type OpenBankingError, TimeoutError, ValidationError, isOpenBankingError } from '../errors/index.js';
-import { isRecord, checkNumber, checkTimeout, checkUrl, IssueList, toIssues } from '../core/validation.js';
+import { ApiError, OAuthError, ResponseValidationError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { abortSignal, functionOption, isRecord, pathOption, rule, toIssues, urlOption, wholeTimeoutMs } from '../core/validation.js';
 import { type Endpoints, type Environment, DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, SANDBOX_HOSTS } from '../core/config.js';
 import { toBase64 } from '../core/field-crypto.js';
 import { type Exchange, type HttpMethod, noAnswer, send } from '../core/http.js';
@@ -9,8 +9,8 @@ import { maskText } from '../core/redact.js';
 import { identityRedirect } from './grant.js';
 import { matching, str, text, upTo } from '../schemas/common.js';
 
-// The registration's shapes and how an answer becomes a `Registration`: light, and exported by the
-// main entry. The requests themselves (`register.ts`) load with the first of them.
+// Registering an application and collecting its credentials: the shapes, the two requests, and how
+// an answer becomes a `Registration`.
 
 /**
  * The spec's nine registration fields (`POST {auth_url}/dcr`). `username`, `password`,
@@ -129,27 +129,30 @@ export function normaliseRegistration(body: unknown, rawBody = '', httpStatus = 
   return out;
 }
 
-// The registration requests (`OpenBanking.register`, `OpenBanking.fetchRegistration`): loaded
-// with the first of them, never with the client.
+/** Where the registration calls go and how; the fields beside these are checked by their own schema. */
+const connection = z.object({
+  authUrl: z.optional(urlOption()),
+  environment: z.optional(z.enum(['sandbox', 'production'])),
+  endpoints: z.optional(z.looseObject({ registration: z.optional(pathOption()) })),
+  fetch: z.optional(functionOption<typeof fetch>()),
+  timeout: z.optional(wholeTimeoutMs()),
+  signal: z.optional(abortSignal()),
+  maxResponseBytes: z.optional(z.int().check(z.gte(1))),
+});
 
-const CONNECTION_KEYS = new Set(['authUrl', 'environment', 'endpoints', 'fetch', 'timeout', 'signal', 'maxResponseBytes']);
+/** `fetchRegistration`'s login, sent as HTTP Basic. */
+const login = z.object({ username: text().check(rule((name: string) => !name.includes(':'), 'must not contain a colon (HTTP Basic)', 'invalid_format')), password: text() });
 
-/** Checks the connection options; returns the endpoint URL and the fetch settings. */
-function resolveConnection(params: RegistrationConnection, issues: IssueList): { url: string; fetch: typeof fetch | undefined; timeout: number; signal: AbortSignal | undefined; maxResponseBytes: number } {
-  const environment = params.environment ?? 'sandbox';
-  if (environment !== 'sandbox' && environment !== 'production') issues.add('environment', "must be 'sandbox' or 'production'", 'invalid_value');
-  let authUrl = checkUrl(issues, 'authUrl', params.authUrl);
-  if (params.authUrl === undefined) {
-    if (environment === 'production') issues.add('authUrl', 'is required in production', 'missing');
-    else authUrl = SANDBOX_HOSTS.authUrl;
-  }
-  const path = params.endpoints?.registration ?? DEFAULT_ENDPOINTS.registration;
-  if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//')) issues.add('endpoints.registration', 'must be a path starting with /', 'invalid_format');
-  if (params.fetch !== undefined && typeof params.fetch !== 'function') issues.add('fetch', 'must be a function', 'invalid_type');
-  if (params.signal !== undefined && !(params.signal instanceof AbortSignal)) issues.add('signal', 'must be an AbortSignal', 'invalid_type');
-  const timeout = checkTimeout(issues, 'timeout', params.timeout, 30_000);
-  const maxResponseBytes = checkNumber(issues, 'maxResponseBytes', params.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, { min: 1, integer: true });
-  return { url: `${authUrl ?? ''}${path}`, fetch: params.fetch, timeout, signal: params.signal, maxResponseBytes };
+/** Checks the connection options, reporting `more` problems with theirs; returns the endpoint URL and the fetch settings. */
+function resolveConnection(params: RegistrationConnection, more: ValidationIssue[], what: string): { url: string; fetch: typeof fetch | undefined; timeout: number; signal: AbortSignal | undefined; maxResponseBytes: number } {
+  const parsed = z.safeParse(connection, params);
+  const issues = parsed.success ? [] : toIssues(parsed.error, params);
+  if (params.environment === 'production' && params.authUrl === undefined) issues.push({ path: 'authUrl', message: 'is required in production', code: 'missing' });
+  issues.push(...more);
+  if (issues.length > 0 || !parsed.success) throw new ValidationError(what, issues);
+  const given = parsed.data;
+  const url = `${given.authUrl ?? SANDBOX_HOSTS.authUrl}${given.endpoints?.registration ?? DEFAULT_ENDPOINTS.registration}`;
+  return { url, fetch: given.fetch, timeout: given.timeout ?? 30_000, signal: given.signal, maxResponseBytes: given.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES };
 }
 
 /** Sends one registration call through the SDK's ky instance (one attempt) and turns every failure into an SDK error. */
@@ -205,15 +208,12 @@ async function call(what: string, conn: ReturnType<typeof resolveConnection>, me
  * `TimeoutError` / `AbortError` when no answer arrives.
  */
 export async function register(params: RegisterParams): Promise<Registration> {
-  const issues = new IssueList();
-  if (typeof params !== 'object' || params === null) throw new ValidationError('Invalid registration', [{ path: '', message: 'must be an object', code: 'invalid_type' }]);
+  if (!isRecord(params)) throw new ValidationError('Invalid registration', [{ path: '', message: 'must be an object', code: 'invalid_type' }]);
   const fields: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(params)) if (!CONNECTION_KEYS.has(key)) fields[key] = value;
-  const conn = resolveConnection(params, issues);
-  const parsed = registrationRequestSchema.safeParse(fields);
-  if (!parsed.success) issues.issues.push(...toIssues(parsed.error, fields));
-  issues.throwIfAny('Invalid registration');
-  return call('registration', conn, 'POST', { 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify(parsed.data));
+  for (const [key, value] of Object.entries(params)) if (!(key in connection.def.shape)) fields[key] = value;
+  const body = z.safeParse(registrationRequestSchema, fields);
+  const conn = resolveConnection(params, body.success ? [] : toIssues(body.error, fields), 'Invalid registration');
+  return call('registration', conn, 'POST', { 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify(body.data));
 }
 
 /**
@@ -221,14 +221,9 @@ export async function register(params: RegisterParams): Promise<Registration> {
  * `username:password`): how production credentials are collected once approved.
  */
 export async function fetchRegistration(params: FetchRegistrationParams): Promise<Registration> {
-  const issues = new IssueList();
-  if (typeof params !== 'object' || params === null) throw new ValidationError('Invalid parameters', [{ path: '', message: 'must be an object', code: 'invalid_type' }]);
-  const conn = resolveConnection(params, issues);
-  for (const key of ['username', 'password'] as const) {
-    if (typeof params[key] !== 'string' || params[key] === '') issues.add(key, 'is required', 'missing');
-  }
-  if (typeof params.username === 'string' && params.username.includes(':')) issues.add('username', 'must not contain a colon (HTTP Basic)', 'invalid_format');
-  issues.throwIfAny('Invalid parameters');
+  if (!isRecord(params)) throw new ValidationError('Invalid parameters', [{ path: '', message: 'must be an object', code: 'invalid_type' }]);
+  const credentials = z.safeParse(login, params);
+  const conn = resolveConnection(params, credentials.success ? [] : toIssues(credentials.error, params), 'Invalid parameters');
   const basic = toBase64(new TextEncoder().encode(`${params.username}:${params.password}`));
   return call('fetching the registration', conn, 'GET', { authorization: `Basic ${basic}`, accept: 'application/json' });
 }

@@ -8,101 +8,71 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Collects option problems so the constructor reports all of them at once. */
-export class IssueList {
-  readonly issues: ValidationIssue[] = [];
-  add(path: string, message: string, code = 'invalid_option'): void {
-    this.issues.push({ path, message, code });
-  }
-  throwIfAny(what: string): void {
-    if (this.issues.length > 0) throw new ValidationError(what, this.issues);
-  }
-}
-
-/** Checks a string option; returns it trimmed of nothing (values are used as given). */
-export function checkString(issues: IssueList, path: string, value: unknown, required: boolean): string | undefined {
-  if (value === undefined || value === null) {
-    if (required) issues.add(path, 'is required', 'missing');
-    return undefined;
-  }
-  if (typeof value !== 'string') {
-    issues.add(path, `must be a string, got ${describeType(value)}`, 'invalid_type');
-    return undefined;
-  }
-  if (value.trim() === '') {
-    issues.add(path, 'must not be empty', 'too_small');
-    return undefined;
-  }
-  if (/[\r\n\0]/.test(value)) {
-    issues.add(path, 'must not contain line breaks or NUL characters', 'invalid_format');
-    return undefined;
-  }
-  return value;
-}
-
-/** Checks a number option: finite, at least `min`, optionally an integer. */
-export function checkNumber(issues: IssueList, path: string, value: unknown, fallback: number, opts: { min: number; integer?: boolean; allowInfinity?: boolean }): number {
-  if (value === undefined) return fallback;
-  const ok =
-    typeof value === 'number' &&
-    !Number.isNaN(value) &&
-    (Number.isFinite(value) || (opts.allowInfinity === true && value === Infinity)) &&
-    value >= opts.min &&
-    (!opts.integer || Number.isInteger(value) || value === Infinity);
-  if (!ok) {
-    const kind = opts.integer ? 'an integer' : 'a number';
-    issues.add(path, `must be ${kind} ≥ ${opts.min}, got ${typeof value === 'number' ? String(value) : describeType(value)}`, 'invalid_value');
-    return fallback;
-  }
-  return value as number;
-}
-
-/**
- * Checks a timeout in milliseconds: at least 1 and at most {@link MAX_TIMER_MS}, since a timer
- * asked to wait longer fires after 1 ms and every attempt would time out at once.
- */
-export function checkTimeout(issues: IssueList, path: string, value: unknown, fallback: number): number {
-  const timeout = checkNumber(issues, path, value, fallback, { min: 1 });
-  if (timeout > MAX_TIMER_MS) {
-    issues.add(path, `must be at most ${MAX_TIMER_MS} ms (about 24.8 days; a timer cannot wait longer), got ${timeout}`, 'invalid_value');
-    return fallback;
-  }
-  // Whole milliseconds: AbortSignal.timeout (token requests, registration) refuses a fraction with a
-  // RangeError, and timers do not resolve below 1 ms anyway.
-  return Math.ceil(timeout);
-}
-
 /** Characters a header value may carry (Latin-1 without control characters other than tab). */
 export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-/** Checks a base or identity URL: absolute, http(s), https unless the host is loopback; no trailing slash. */
-export function checkUrl(issues: IssueList, path: string, value: unknown): string | undefined {
-  const text = checkString(issues, path, value, false);
-  if (text === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    issues.add(path, `must be an absolute URL with a scheme, e.g. https://api.example.com (got "${text}")`, 'invalid_url');
-    return undefined;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    issues.add(path, `must use https:// (got ${url.protocol}//)`, 'invalid_url');
-    return undefined;
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    issues.add(path, `must use https:// — the API requires TLS; plain http:// is allowed only for loopback hosts (got ${url.host})`, 'insecure_url');
-    return undefined;
-  }
-  if (url.username || url.password) {
-    issues.add(path, 'must not contain credentials', 'invalid_url');
-    return undefined;
-  }
-  if (url.search || url.hash) {
-    issues.add(path, 'must not contain a query or a fragment', 'invalid_url');
-    return undefined;
-  }
-  return url.href.replace(/\/+$/, '');
+/** A rule zod has no check for, reported under the SDK's own issue code; the schema's later checks are skipped. */
+export function rule<T>(ok: (value: T) => boolean, error: string | ((issue: { input: T }) => string), code: string, path?: PropertyKey[]) {
+  return z.refine<T>(ok, { error: error as string, params: { code }, path, abort: true });
+}
+
+/** A string option: not blank, no line breaks or NUL (values are used as given, not trimmed). */
+export const optionText = () =>
+  z.string().check(rule((v: string) => v.trim() !== '', 'must not be empty', 'too_small'), rule((v: string) => !/[\r\n\0]/.test(v), 'must not contain line breaks or NUL characters', 'invalid_format'));
+
+/** A string option sent as a header value. */
+export const headerText = () => optionText().check(rule((v: string) => HEADER_VALUE.test(v), 'must contain only characters a header can carry (Latin-1, no control characters)', 'invalid_format'));
+
+/** What is wrong with a base or identity URL, as [message, code]. */
+function urlProblem(text: string): [string, string] | undefined {
+  if (!URL.canParse(text)) return [`must be an absolute URL with a scheme, e.g. https://api.example.com (got "${text}")`, 'invalid_url'];
+  const url = new URL(text);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return [`must use https:// (got ${url.protocol}//)`, 'invalid_url'];
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return [`must use https:// — the API requires TLS; plain http:// is allowed only for loopback hosts (got ${url.host})`, 'insecure_url'];
+  if (url.username || url.password) return ['must not contain credentials', 'invalid_url'];
+  if (url.search || url.hash) return ['must not contain a query or a fragment', 'invalid_url'];
+  return undefined;
+}
+
+/** A base or identity URL: absolute, http(s), https unless the host is loopback; read without its trailing slash. */
+export const urlOption = () =>
+  z.pipe(
+    optionText().check(
+      z.superRefine((text: string, ctx) => {
+        const problem = urlProblem(text);
+        if (problem) ctx.addIssue({ code: 'custom', input: text, message: problem[0], params: { code: problem[1] } });
+      }),
+    ),
+    z.transform((text: string) => new URL(text).href.replace(/\/+$/, '')),
+  );
+
+/** A path on a host: starts with one `/`. */
+export const pathOption = () => z.string().check(rule((v: string) => v.startsWith('/') && !v.startsWith('//'), 'must be a path starting with /', 'invalid_format'));
+
+/** A function option. */
+export const functionOption = <F>() => z.custom<F>((v) => typeof v === 'function', { error: (issue) => `must be a function, got ${describeType(issue.input)}`, params: { code: 'invalid_type' } });
+
+/** An object option with the given methods (a store, a logger, a cipher); `error` says what it must be. */
+export const methodsOption = <T>(methods: readonly string[], error: string) =>
+  z.custom<T>((v) => typeof v === 'object' && v !== null && methods.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'), { error, params: { code: 'invalid_type' } });
+
+/** A timeout option in ms: at least 1, at most {@link MAX_TIMER_MS} (a timer asked to wait longer fires after 1 ms). */
+export const timeoutMs = () => z.number().check(z.gte(1), z.lte(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms (about 24.8 days; a timer cannot wait longer)` }));
+
+/**
+ * A timeout read in whole milliseconds: AbortSignal.timeout (token requests, registration) refuses a
+ * fraction with a RangeError, and timers do not resolve below 1 ms anyway.
+ */
+export const wholeTimeoutMs = () => z.pipe(timeoutMs(), z.transform(Math.ceil));
+
+/** A `signal` option. */
+export const abortSignal = () => z.instanceof(AbortSignal, { error: 'must be an AbortSignal' });
+
+/** Parses `value` with `schema`; throws one {@link ValidationError} titled `what` listing every problem. */
+export function parseOrThrow<T>(schema: z.ZodMiniType<T>, value: unknown, what: string): T {
+  const result = z.safeParse(schema, value);
+  if (!result.success) throw new ValidationError(what, toIssues(result.error, value));
+  return result.data;
 }
 
 /** A short name for a value's type, for messages (never the value itself). */
@@ -128,26 +98,30 @@ function typeName(value: unknown): string {
   return describeType(value);
 }
 
-const article = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
+/** A zod type name as a noun with its article: `a string`, `an array`, `a whole number`. */
+function noun(type: string): string {
+  const name = type === 'int' ? 'whole number' : type === 'record' ? 'object' : type;
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+}
 
 /** The JSON types a value was expected to have: an `invalid_type` issue's, or every branch's of a union that failed on type alone. */
 function expectedOf(issue: RawIssue): string | undefined {
-  if (issue.code === 'invalid_type') return issue.expected === 'int' ? 'whole number' : issue.expected === 'record' ? 'object' : issue.expected;
+  if (issue.code === 'invalid_type') return noun(issue.expected);
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return undefined;
   const types: string[] = [];
   for (const branch of issue.errors) {
     const only = branch.length === 1 ? branch[0] : undefined;
     if (only?.code !== 'invalid_type' || only.path.length > 0) return undefined;
-    types.push(only.expected);
+    types.push(noun(only.expected));
   }
-  return types.join(' or a ');
+  return types.join(' or ');
 }
 
 function describe(issue: RawIssue, given: unknown, expected: string | undefined): string {
   if (expected !== undefined && given === undefined) return 'is required';
   if (issue.message && issue.message !== 'Invalid input') return issue.message; // the schema's own words
-  if (expected === 'whole number' && typeof given === 'number') return 'must be a whole number';
-  if (expected !== undefined) return issue.code === 'invalid_union' ? `must be ${article(expected)}` : `must be ${article(expected)}, got ${typeName(given)}`;
+  if (expected === 'a whole number' && typeof given === 'number') return 'must be a whole number';
+  if (expected !== undefined) return issue.code === 'invalid_union' ? `must be ${expected}` : `must be ${expected}, got ${typeName(given)}`;
   switch (issue.code) {
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
@@ -161,23 +135,37 @@ function describe(issue: RawIssue, given: unknown, expected: string | undefined)
   }
 }
 
+/** The one branch of a failed union that got past the type check (an object with a bad field), if only one did. */
+function deeperBranch(issue: RawIssue): RawIssue[] | undefined {
+  if (issue.code !== 'invalid_union') return undefined;
+  const deeper = issue.errors.filter((branch) => !branch.every((i) => i.code === 'invalid_type' && i.path.length === 0));
+  return deeper.length === 1 ? deeper[0] : undefined;
+}
+
 /**
  * zod issues → the SDK's issues: dotted paths, a message in words that never repeats the value,
- * zod's code (or a {@link rule}'s own); one issue per unknown key.
+ * zod's code (or a {@link rule}'s own); one issue per unknown key; a record's bad key and a union's
+ * one near miss reported as their own issues.
  */
 export function toIssues(error: z.core.$ZodError, input: unknown, prefix = ''): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   const join = (path: readonly PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.');
-  for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ path: join([...issue.path, key]), message: 'is not a known field', code: issue.code });
-    } else {
-      const expected = expectedOf(issue);
-      const given = expected === undefined ? null : valueAt(input, issue.path);
-      const own = issue.code === 'custom' ? (issue.params?.code as string | undefined) : undefined;
-      out.push({ path: join(issue.path), message: describe(issue, given, expected), code: own ?? (given === undefined ? 'missing' : expected !== undefined ? 'invalid_type' : issue.code) });
+  const collect = (issues: readonly RawIssue[], base: readonly PropertyKey[]) => {
+    for (const issue of issues) {
+      const path = [...base, ...issue.path];
+      const inner = issue.code === 'invalid_key' ? issue.issues : deeperBranch(issue);
+      if (inner) collect(inner, path);
+      else if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) out.push({ path: join([...path, key]), message: 'is not a known field', code: issue.code });
+      } else {
+        const expected = expectedOf(issue);
+        const given = expected === undefined ? null : valueAt(input, path);
+        const own = issue.code === 'custom' ? (issue.params?.code as string | undefined) : undefined;
+        out.push({ path: join(path), message: describe(issue, given, expected), code: own ?? (given === undefined ? 'missing' : expected !== undefined ? 'invalid_type' : issue.code) });
+      }
     }
-  }
+  };
+  collect(error.issues, []);
   return out;
 }
 
@@ -318,11 +306,6 @@ export const PROTECTED_HEADERS: ReadonlySet<string> = new Set(['authorization', 
 /** An HTTP header name (RFC 9110 token). */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** A rule zod has no check for, reported under the SDK's own issue code. */
-export function rule<T>(ok: (value: T) => boolean, error: string, code: string, path?: PropertyKey[]) {
-  return z.refine<T>(ok, { error, params: { code }, path });
-}
-
 /** The `headers` request option: each entry a valid header that the SDK does not set itself. */
 function headersOption(idempotencyHeader: string) {
   const headers = z.custom<Record<string, string> | Headers>((value) => typeof value === 'object' && value !== null, { error: 'must be an object or Headers', params: { code: 'invalid_type' } });
@@ -341,19 +324,6 @@ function headersOption(idempotencyHeader: string) {
       }
     }),
   );
-}
-
-/** A timeout option in ms: at least 1, at most {@link MAX_TIMER_MS} (a timer asked to wait longer fires after 1 ms). */
-export const timeoutMs = () => z.number().check(z.gte(1), z.lte(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms (about 24.8 days; a timer cannot wait longer)` }));
-
-/** A `signal` option. */
-export const abortSignal = () => z.instanceof(AbortSignal, { error: 'must be an AbortSignal' });
-
-/** Parses `value` with `schema`; throws one {@link ValidationError} titled `what` listing every problem. */
-export function parseOrThrow<T>(schema: z.ZodMiniType<T>, value: unknown, what: string): T {
-  const result = z.safeParse(schema, value);
-  if (!result.success) throw new ValidationError(what, toIssues(result.error, value));
-  return result.data;
 }
 
 /** The request options, per name of the idempotency header (which a caller's `headers` may not set either). */
