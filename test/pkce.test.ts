@@ -137,6 +137,18 @@ describe('parseAuthorizationCallback', () => {
     expect(() => parseAuthorizationCallback(cb('code=a&code=b&state=s1'), { expectedState: 's1' })).toThrow(expect.objectContaining({ error: 'invalid_response' }));
   });
 
+  it("reads the callback with oauth4webapi's own checks: an implicit or hybrid answer and a JARM response are refused", () => {
+    for (const query of ['code=a&state=s1&id_token=eyJ.x.y', 'code=a&state=s1&token=t', 'state=s1&response=eyJ.x.y', 'code=a&state=s1&error=access_denied&error=login_required']) {
+      expect(() => parseAuthorizationCallback(cb(query), { expectedState: 's1' }), query).toThrow(expect.objectContaining({ name: 'OAuthError', error: 'invalid_response' }));
+    }
+    expect(() => parseAuthorizationCallback(cb('state=s1&error=access_denied&error_description=the%20customer%20said%20no'), { expectedState: 's1' })).toThrow(
+      expect.objectContaining({ error: 'access_denied', errorDescription: 'the customer said no' }),
+    );
+    const issuer = 'https://identity.example.com';
+    expect(parseAuthorizationCallback(cb(`code=a&state=s1&iss=${encodeURIComponent(issuer)}`), { expectedState: 's1', expectedIssuer: issuer })).toEqual({ code: 'a', state: 's1' });
+    expect(parseAuthorizationCallback(cb('code=a&state=s1&iss=https%3A%2F%2Fother.example'), { expectedState: 's1' })).toEqual({ code: 'a', state: 's1' });
+  });
+
   it('throws ValidationError for a non-URL or a missing expected state', () => {
     expect(() => parseAuthorizationCallback('not a url', { expectedState: 's1' })).toThrow(ValidationError);
     expect(() => parseAuthorizationCallback(cb('code=a&state=s1'), {} as never)).toThrow(ValidationError);

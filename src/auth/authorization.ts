@@ -1,7 +1,7 @@
 import { OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
 import { isLoopbackHost } from '../core/config.js';
 import type { ScopeInput } from '../core/config.js';
-import { calculatePKCECodeChallenge, generateRandomCodeVerifier, generateRandomState } from 'oauth4webapi';
+import { AuthorizationResponseError, calculatePKCECodeChallenge, generateRandomCodeVerifier, generateRandomState, validateAuthResponse } from 'oauth4webapi';
 
 // The browser-safe half of the authorization-code flow, without oauth4webapi: the authorization
 // request's types and argument checks, and reading the callback. With `authorization-request.ts`
@@ -163,7 +163,9 @@ export function requireString(issues: ValidationIssue[], path: string, value: un
  * - `OAuthError(error)` for an error callback, e.g. `'access_denied'` (the customer declined),
  *   `'invalid_scope'`, `'invalid_redirect_uri'`, with the server's `error_description`;
  * - `OAuthError('missing_code')` when a callback carries neither a code nor an error;
- * - `OAuthError('invalid_response')` when a parameter appears twice;
+ * - `OAuthError('invalid_response')` when a parameter appears twice, or the callback carries an
+ *   implicit or hybrid answer (`id_token`, `token`) or a JARM `response` (oauth4webapi's
+ *   `validateAuthResponse` checks these, `iss` and the error answer);
  * - `ValidationError` when `url` is not a URL or `expectedState` is missing.
  *
  * @example
@@ -194,9 +196,15 @@ export function parseAuthorizationCallback(url: string | URL, options: Authoriza
   const state = get('state');
   if (state !== options.expectedState) throw new OAuthError('state_mismatch', 'the callback state is not the one sent');
   const iss = get('iss');
-  if (issuer !== undefined && iss !== undefined && iss !== issuer) throw new OAuthError('issuer_mismatch', 'the callback comes from another issuer');
-  const error = get('error');
-  if (error) throw new OAuthError(error, get('error_description'));
+  try {
+    // oauth4webapi's checks: RFC 9207 `iss`, an error answer, no implicit or hybrid flow. A callback
+    // without `iss` is accepted (the provider documents none), and without an expected issuer any is.
+    validateAuthResponse({ issuer: issuer ?? iss ?? 'any' }, { client_id: 'pkce' }, params, state);
+  } catch (error) {
+    if (error instanceof AuthorizationResponseError) throw new OAuthError(error.error, error.error_description);
+    if (iss !== undefined && iss !== issuer) throw new OAuthError('issuer_mismatch', 'the callback comes from another issuer');
+    throw new OAuthError('invalid_response', (error as Error).message);
+  }
   const code = get('code');
   if (!code) throw new OAuthError('missing_code', 'the callback has no code');
   return { code, state };

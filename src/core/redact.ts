@@ -5,7 +5,7 @@ export const REDACTED = '[REDACTED]';
 const SECRET_WORDS: ReadonlySet<string> = new Set(['pin', 'cvv', 'cvv2', 'cvc', 'pan', 'otp', 'bvn', 'password', 'passcode', 'secret', 'token', 'signature', 'assertion']);
 
 /** Words long enough to be secret inside a name written without separators (`ACCESSTOKEN`). */
-const LONG_SECRET_WORDS: readonly string[] = [...SECRET_WORDS].filter((word) => word.length > 4);
+const LONG_SECRET_WORDS: readonly string[] = /* @__PURE__ */ [...SECRET_WORDS].filter((word) => word.length > 4);
 
 /** Secret as two adjacent words or within a name once `_`, `-` and case are gone (`apiKey`, `CARDNUMBER`). */
 const SECRET_COMPOUNDS: readonly string[] = ['apikey', 'accesskey', 'privatekey', 'cardnumber', 'securitycode', 'codeverifier', 'devicecode', 'usercode'];
@@ -291,7 +291,7 @@ export const redactionWork = { passes: 0, comparisons: 0 };
 
 const ANCHOR = 8; // remembered secrets are at least this long: a rolling hash of their first 8 characters finds them
 const BASE = 31;
-const BASE_TOP = Array.from({ length: ANCHOR - 1 }).reduce<number>((power) => Math.imul(power, BASE), 1);
+const BASE_TOP = /* @__PURE__ */ Array.from({ length: ANCHOR - 1 }).reduce<number>((power) => Math.imul(power, BASE), 1);
 
 function anchorHash(text: string, at: number): number {
   let hash = 0;
@@ -359,7 +359,7 @@ class RememberedSecrets {
   }
 }
 
-const known = new RememberedSecrets();
+const known = /* @__PURE__ */ new RememberedSecrets();
 
 /** Registers a client secret or code verifier (8 characters or more) to be masked in any text. */
 export const rememberSecret = (value: unknown): void => known.remember('secret', value, 64);
