@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import { AbortError, ApiError, ValidationError, type ValidationIssue, ResponseValidationError } from '../errors/index.js';
 import { isHTTPError } from 'ky';
 import { v4 as uuid } from 'uuid';
-import { checkCallOptions, type RequestOptions, describeType, jsonIssues, nonPlainObjects, toIssues } from './validation.js';
+import { bodyIssues, checkCallOptions, type RequestOptions, describeType, toIssues } from './validation.js';
 import { type CallObservation, observeCall } from './events.js';
 import type { PipelineConfig, Endpoints, Scope } from './config.js';
 import { FieldCrypto, computeSignature } from './field-crypto.js';
@@ -116,16 +116,13 @@ export class Transport {
     if (optionIssues.length > 0) throw new ValidationError('Invalid request options', optionIssues);
     const call = callOptions ?? {};
 
-    // 1. Body and query, validated before anything is sent.
-    if (schemas?.body && op.body !== undefined) {
-      const notPlain = nonPlainObjects(op.body);
-      if (notPlain.length > 0) throw new ValidationError('Invalid request body', notPlain);
-    }
+    // 1. Body and query, validated before anything is sent: objects that are not plain first, then the
+    // schema, then what JSON cannot carry.
+    const walked = op.body === undefined ? [] : bodyIssues(op.body, schemas?.body !== undefined);
+    const notPlain = walked.filter((issue) => issue.code === 'invalid_type');
+    if (notPlain.length > 0) throw new ValidationError('Invalid request body', notPlain);
     const body = await validate(schemas?.body, op.body, 'Invalid request body', '');
-    if (body !== undefined) {
-      const problems = jsonIssues(body);
-      if (problems.length > 0) throw new ValidationError('Invalid request body', problems);
-    }
+    if (walked.length > 0) throw new ValidationError('Invalid request body', walked);
     const query = encodeQuery((await validate(schemas?.query, op.query, 'Invalid query', 'query')) as Record<string, unknown> | undefined);
     const idempotencyKey = call.idempotencyKey ?? observe?.start.idempotencyKey ?? uuid();
 

@@ -187,7 +187,8 @@ function opaqueKind(value: object): string | undefined {
   return undefined;
 }
 
-function walk(value: unknown, path: string[], seen: Set<object>, out: ValidationIssue[]): void {
+/** Walks a body once; with `plain`, an object that is not plain is an issue of its own and is not entered. */
+function walk(value: unknown, path: string[], seen: Set<object>, out: ValidationIssue[], plain: boolean): void {
   switch (typeof value) {
     case 'string':
       if (LONE_SURROGATE.test(value)) out.push(issue(path, 'contains an unpaired UTF-16 surrogate, which UTF-8 cannot carry'));
@@ -206,11 +207,16 @@ function walk(value: unknown, path: string[], seen: Set<object>, out: Validation
         out.push(issue(path, 'is a circular reference'));
         return;
       }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (plain && !Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+        out.push({ path: path.join('.'), message: 'must be a plain object', code: 'invalid_type' });
+        return;
+      }
       if (value instanceof Date) {
         if (Number.isNaN(value.getTime())) out.push(issue(path, 'is an invalid Date'));
         return;
       }
-      if (value instanceof String || value instanceof Number || value instanceof Boolean) return walk(value.valueOf(), path, seen, out);
+      if (value instanceof String || value instanceof Number || value instanceof Boolean) return walk(value.valueOf(), path, seen, out, plain);
       const opaque = opaqueKind(value);
       if (opaque) {
         out.push(issue(path, `is ${opaque}, which JSON cannot carry (convert it to a plain object, array or string)`));
@@ -224,7 +230,7 @@ function walk(value: unknown, path: string[], seen: Set<object>, out: Validation
           path.push(String(i));
           const item: unknown = value[i];
           if (!(i in value) || item === undefined) out.push(issue(path, 'is missing (JSON would send null in its place)'));
-          else walk(item, path, seen, out);
+          else walk(item, path, seen, out, plain);
           path.pop();
         }
       } else {
@@ -233,7 +239,7 @@ function walk(value: unknown, path: string[], seen: Set<object>, out: Validation
           path.push(key);
           if (LONE_SURROGATE.test(key)) out.push(issue(path, 'is a key with an unpaired UTF-16 surrogate, which UTF-8 cannot carry'));
           // `undefined` members are left out of JSON: that is how an optional field is omitted.
-          else if (item !== undefined) walk(item, path, seen, out);
+          else if (item !== undefined) walk(item, path, seen, out, plain);
           path.pop();
         }
       }
@@ -243,36 +249,17 @@ function walk(value: unknown, path: string[], seen: Set<object>, out: Validation
 }
 
 /**
- * What keeps `value` from reaching the server as JSON exactly as given: BigInt, functions,
- * symbols, non-finite numbers, invalid dates, cycles, holes or `undefined` in arrays (JSON sends
- * `null`), Maps, Sets, binary data and other built-ins JSON turns into `{}`, and strings or keys
- * with an unpaired surrogate (UTF-8 cannot encode one; it would arrive as U+FFFD or be refused).
- * Empty when the body is safe to send. Issues name the path, never the value.
+ * What keeps a request body from reaching the server as JSON exactly as given, in one walk:
+ * BigInt, functions, symbols, non-finite numbers, invalid dates, cycles, holes or `undefined` in
+ * arrays (JSON sends `null`), Maps, Sets, binary data and other built-ins JSON turns into `{}`,
+ * strings or keys with an unpaired surrogate (UTF-8 cannot encode one), code `not_serialisable`.
+ * With `plain` (a typed body: zod takes any object where an object schema stands and copies its
+ * own keys, so a Date or a class instance would go out as `{}`), every object that is not plain is
+ * an `invalid_type` issue. Issues name the path, never the value.
  */
-export function jsonIssues(value: unknown): ValidationIssue[] {
+export function bodyIssues(value: unknown, plain: boolean): ValidationIssue[] {
   const out: ValidationIssue[] = [];
-  walk(value, [], new Set(), out);
-  return out;
-}
-
-/**
- * Objects in a typed body that are not plain (a Date, a Map, a RegExp, a class instance): zod
- * takes any object where an object schema stands and copies its own keys, so such a value would
- * go out as `{}`. zod's checks see only that copy, so this runs on the input, before the schema.
- */
-export function nonPlainObjects(value: unknown, path: string[] = [], out: ValidationIssue[] = [], seen = new Set<object>()): ValidationIssue[] {
-  if (typeof value !== 'object' || value === null || seen.has(value)) return out;
-  seen.add(value);
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
-    out.push({ path: path.join('.'), message: 'must be a plain object', code: 'invalid_type' });
-    return out;
-  }
-  for (const [key, item] of Object.entries(value)) {
-    path.push(key);
-    nonPlainObjects(item, path, out, seen);
-    path.pop();
-  }
+  walk(value, [], new Set(), out, plain);
   return out;
 }
 
