@@ -121,9 +121,9 @@ export class Transport {
     const walked = op.body === undefined ? [] : bodyIssues(op.body, schemas?.body !== undefined);
     const notPlain = walked.filter((issue) => issue.code === 'invalid_type');
     if (notPlain.length > 0) throw new ValidationError('Invalid request body', notPlain);
-    const body = await validate(schemas?.body, op.body, 'Invalid request body', '');
+    const body = validate(schemas?.body, op.body, 'Invalid request body', '');
     if (walked.length > 0) throw new ValidationError('Invalid request body', walked);
-    const query = encodeQuery((await validate(schemas?.query, op.query, 'Invalid query', 'query')) as Record<string, unknown> | undefined);
+    const query = encodeQuery(validate(schemas?.query, op.query, 'Invalid query', 'query') as Record<string, unknown> | undefined);
     const idempotencyKey = call.idempotencyKey ?? observe?.start.idempotencyKey ?? uuid();
 
     // 2. Secret fields encrypted once (remembered under the key), so every attempt carries the same bytes.
@@ -171,7 +171,7 @@ export class Transport {
 
     // 5. Decode, validate, decrypt.
     // A typed operation's 2xx body is the `{status, message, data}` envelope; `ob.request` reads any JSON.
-    const decoded = await decodeSuccess(response, text, schemas !== undefined, schemas, idempotencyKey, secrets);
+    const decoded = decodeSuccess(response, text, schemas !== undefined, schemas, idempotencyKey, secrets);
     await this.#crypto.decryptResponse(decoded.data, secretResponseFields, idempotencyKey);
     return { data: decoded.data, envelope: decoded.envelope, response, idempotencyKey };
   }
@@ -196,10 +196,10 @@ function failed(failure: unknown, ex: Exchange): unknown {
 }
 
 /** `value` through `schema` (its parsed output), or a {@link ValidationError} listing every problem. */
-async function validate(schema: z.ZodMiniType | undefined, value: unknown, what: string, prefix: string): Promise<unknown> {
+function validate(schema: z.ZodMiniType | undefined, value: unknown, what: string, prefix: string): unknown {
   if (!schema) return value;
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(what, await issuesOf(parsed.error, value, prefix));
+  if (!parsed.success) throw new ValidationError(what, toIssues(parsed.error, value, prefix));
   return parsed.data;
 }
 
@@ -238,11 +238,6 @@ function encodeQuery(query: Record<string, unknown> | undefined): string {
   return text ? `?${text}` : '';
 }
 
-/** The issues of a failed parse of `input`, paths under `prefix`. */
-export async function issuesOf(error: z.core.$ZodError, input: unknown, prefix = ''): Promise<ValidationIssue[]> {
-  return toIssues(error, input, prefix);
-}
-
 /** A 2xx answer, decoded: `data` validated against its schema (unknown fields kept), the envelope as sent. */
 export interface Decoded {
   data: unknown;
@@ -255,14 +250,14 @@ export interface Decoded {
  * and the `response` schema.
  * Anything else rejects with {@link ResponseValidationError} carrying the raw body.
  */
-export async function decodeSuccess(
+export function decodeSuccess(
   response: Response,
   text: string,
   envelope: boolean,
   schemas: Pick<OperationSchemas, 'response' | 'reshape'> | undefined,
   idempotencyKey: string,
   secrets?: CallSecrets,
-): Promise<Decoded> {
+): Decoded {
   const schema = schemas?.response;
   const invalid = (issues: ValidationIssue[]) => new ResponseValidationError({ status: response.status, issues, rawBody: text, idempotencyKey, secretFields: secrets?.fields, secretValues: secrets?.values });
   if (text.trim() === '') {
@@ -282,7 +277,7 @@ export async function decodeSuccess(
   if (schema) {
     if (schemas.reshape) data = schemas.reshape(data);
     const result = schema.safeParse(data);
-    if (!result.success) throw invalid(await issuesOf(result.error, data, 'data'));
+    if (!result.success) throw invalid(toIssues(result.error, data, 'data'));
     data = result.data;
   }
   return { data, envelope: sent };

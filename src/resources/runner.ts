@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { type RequestOptions, rule, toIssues } from '../core/validation.js';
 import { type Endpoints, type Scope, SCOPES } from '../core/config.js';
-import { issuesOf, makeAPIPromise, type APIPromise, type WithResponse, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
+import { makeAPIPromise, type APIPromise, type WithResponse, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { HttpMethod } from '../core/http.js';
@@ -68,7 +68,7 @@ export class OperationRunner {
     const schemas = op.schemas;
     const template = op.endpoint ? this.#ctx.endpoints[op.endpoint] : op.path;
     let path = template;
-    const issues = await paramIssues(op, schemas, params);
+    const issues = paramIssues(op, schemas, params);
     if (issues.length === 0) {
       let i = 0;
       path = path.replace(/\{\w+\}/g, () => encodeURIComponent(String(params[i++])));
@@ -95,7 +95,7 @@ export class OperationRunner {
    */
   async check(op: OperationDeclaration, params: readonly unknown[]): Promise<void> {
     const schemas = op.schemas;
-    this.#precheck(op, this.#bearer(op), await paramIssues(op, schemas, params), undefined);
+    this.#precheck(op, this.#bearer(op), paramIssues(op, schemas, params), undefined);
   }
 
   /** The refusals before sending, in order: no customer token, a scope not granted, bad parameters. */
@@ -126,11 +126,11 @@ export class OperationRunner {
 }
 
 /** The path parameters, by name, through the operation's published `params` schema. */
-async function paramIssues(op: OperationDeclaration, schemas: OperationSchemas, params: readonly unknown[]): Promise<ValidationIssue[]> {
+function paramIssues(op: OperationDeclaration, schemas: OperationSchemas, params: readonly unknown[]): ValidationIssue[] {
   if (schemas.params === undefined) return [];
   const named = Object.fromEntries(op.params.map((name, i) => [name, params[i]]));
   const checked = schemas.params.safeParse(named);
-  return checked.success ? [] : issuesOf(checked.error, named);
+  return checked.success ? [] : toIssues(checked.error, named);
 }
 
 const NO_BEARER: BearerSource = {
