@@ -207,9 +207,9 @@ function crossIssues(input: Partial<Record<keyof ClientOptions, unknown>>): Vali
     if (input.baseUrl === undefined) issues.push({ path: 'baseUrl', message: 'is required in production (the spec does not publish the production path prefix); take it from your registration', code: 'missing' });
     if (input.authUrl === undefined) issues.push({ path: 'authUrl', message: 'is required in production; take it from your registration', code: 'missing' });
   }
-  const names = input.headerNames as Partial<HeaderNames> | undefined;
-  const idempotency = (names?.idempotencyKey ?? DEFAULT_HEADER_NAMES.idempotencyKey).toString().toLowerCase();
-  if (idempotency === (names?.connectionId ?? DEFAULT_HEADER_NAMES.connectionId).toString().toLowerCase()) issues.push({ path: 'headerNames.connectionId', message: 'must differ from the idempotency header', code: 'invalid_value' });
+  const names = isRecord(input.headerNames) ? input.headerNames : {};
+  const header = (name: keyof HeaderNames) => (typeof names[name] === 'string' ? names[name] : DEFAULT_HEADER_NAMES[name]).toLowerCase();
+  if (header('idempotencyKey') === header('connectionId')) issues.push({ path: 'headerNames.connectionId', message: 'must differ from the idempotency header', code: 'invalid_value' });
   if (input.fleet !== undefined && input.tokenStore !== undefined) issues.push({ path: 'fleet', message: 'cannot be combined with tokenStore: the fleet shares client-credentials tokens itself; drop tokenStore', code: 'conflict' });
   if (typeof input.clientSecret === 'string' && input.clientSecret.trim() !== '' && isInBrowser() && input.dangerouslyAllowBrowser !== true) {
     issues.push({

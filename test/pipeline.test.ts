@@ -468,6 +468,10 @@ describe('options checked by their schemas: every problem at once, in words, not
       { path: 'authUrl', message: expect.stringMatching(/^is required in production/), code: 'missing' },
     ]);
     expect(String((error as Error).message)).not.toContain(SECRET);
+    // Values of any shape are issues, never a TypeError from the rules between options.
+    for (const headerNames of [{ idempotencyKey: Object.create(null) }, { connectionId: 5 }, 'x-key', null]) {
+      expect(() => new OpenBanking({ clientId: CLIENT_ID, clientSecret: SECRET, headerNames } as never)).toThrow(ValidationError);
+    }
   });
 
   it('registration: the login and the connection checked together, nothing sent', async () => {
