@@ -1,7 +1,7 @@
 import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/tokens.js';
 import { type FieldCipher, plaintextCipher } from './core/config.js';
 import * as z from 'zod/mini';
-import { functionOption, HEADER_NAME, headerText, isRecord, methodsOption, optionText, pathOption, rule, toIssues, urlOption, wholeTimeoutMs } from './core/validation.js';
+import { functionOption, HEADER_NAME, headerText, isRecord, methodsOption, optionText, pathOption, quoted, rule, toIssues, urlOption, wholeTimeoutMs } from './core/validation.js';
 import { ValidationError, type ValidationIssue } from './errors/index.js';
 import { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type HeaderNames, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
@@ -156,7 +156,7 @@ const scopeList = z
   .check(
     rule(
       (list: readonly unknown[]) => list.every((s) => (SCOPES as readonly unknown[]).includes(s)),
-      (issue) => `has names that are not scopes of the spec: ${issue.input.filter((s) => !(SCOPES as readonly unknown[]).includes(s)).map((s) => JSON.stringify(String(s))).join(', ')}`,
+      (issue) => `has names that are not scopes of the spec: ${issue.input.filter((s) => !(SCOPES as readonly unknown[]).includes(s)).map(quoted).join(', ')}`,
       'invalid_value',
     ),
   );

@@ -493,6 +493,12 @@ describe('options checked by their schemas: every problem at once, in words, not
     const { ob } = testClient();
     const scope = await ob.request({ method: 'GET', path: '/accounts', scope: ['accounts', 'money' as never] }).catch((e: unknown) => e);
     expect((scope as ValidationError).issues).toEqual([{ path: 'scope.1', message: '"money" is not a scope of the spec', code: 'invalid_value' }]);
+    const odd = await ob.request({ method: 'GET', path: '/accounts', scope: [Object.create(null) as never, 7 as never] }).catch((e: unknown) => e);
+    expect((odd as ValidationError).issues).toEqual([
+      { path: 'scope.0', message: 'a value of type object is not a scope of the spec', code: 'invalid_value' },
+      { path: 'scope.1', message: 'a value of type number is not a scope of the spec', code: 'invalid_value' },
+    ]);
+    expect(() => new OpenBanking({ clientId: CLIENT_ID, clientSecret: SECRET, operationScopes: { 'cards.list': [Object.create(null)] } } as never)).toThrow(/operationScopes\.cards\.list: has names that are not scopes of the spec: a value of type object/);
     const timeout = await ob.request({ method: 'GET', path: '/accounts' }, { timeout: 2 ** 31 }).catch((e: unknown) => e);
     expect((timeout as ValidationError).issues).toEqual([{ path: 'timeout', message: 'must be at most 2147483647 ms (about 24.8 days; a timer cannot wait longer)', code: 'too_big' }]);
     expect(state.tokenRequests).toHaveLength(0);

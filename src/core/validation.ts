@@ -75,6 +75,11 @@ export function parseOrThrow<T>(schema: z.ZodMiniType<T>, value: unknown, what: 
   return result.data;
 }
 
+/** A name as a message quotes it: a string in quotes, anything else by its type (`String()` throws on some objects). */
+export function quoted(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : `a value of type ${describeType(value)}`;
+}
+
 /** A short name for a value's type, for messages (never the value itself). */
 export function describeType(value: unknown): string {
   if (value === null) return 'null';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { type RequestOptions, rule, toIssues } from '../core/validation.js';
+import { quoted, type RequestOptions, rule, toIssues } from '../core/validation.js';
 import { type Endpoints, type Scope, SCOPES } from '../core/config.js';
 import { makeAPIPromise, type APIPromise, type WithResponse, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
 import type { Sleep } from '../core/retry-timing.js';
@@ -238,7 +238,7 @@ function staysUnder(path: string): boolean {
   }
 }
 
-const scopeName = z.enum(SCOPES, { error: (issue) => `${JSON.stringify(String(issue.input))} is not a scope of the spec` });
+const scopeName = z.enum(SCOPES, { error: (issue) => `${quoted(issue.input)} is not a scope of the spec` });
 
 /** `ob.request`'s parameters. */
 const requestParams = z

@@ -331,6 +331,31 @@ describe('bad options get clear ValidationErrors', () => {
     console.log(`bad input: constructor options: ${accepted} accepted (${called} of them called), ${refused} refused with ValidationError`);
   });
 
+  it('every other option, and options nested in objects, with any value: a client or one ValidationError naming it, never a TypeError', () => {
+    const others = ['authUrl', 'operationScopes', 'headerNames', 'previousClientSecrets', 'retryDelay', 'maxResponseBytes', 'fetch', 'fleet', 'dangerouslyAllowBrowser', 'sleep', 'now', 'participantId'] as const;
+    const anyShape = fc.oneof(oddValues, fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true, withDate: true, maxDepth: 2 }));
+    const nested = fc.oneof(
+      anyShape,
+      fc.record({ idempotencyKey: anyShape, connectionId: anyShape }, { requiredKeys: [] }),
+      fc.dictionary(fc.constantFrom('cards.create', 'accounts.list', 'nope.list', '__proto__', 'constructor'), anyShape),
+      fc.array(anyShape, { maxLength: 3 }),
+    );
+    let refused = 0;
+    fc.assert(
+      fc.property(fc.constantFrom(...others), nested, (key, value) => {
+        try {
+          new OpenBanking({ ...base, [key]: value } as ClientOptions);
+        } catch (error) {
+          expect(error, `${key}`).toBeInstanceOf(ValidationError);
+          expect((error as ValidationError).issues.some((i) => i.path === key || i.path.startsWith(`${key}.`)), (error as Error).message).toBe(true);
+          refused++;
+        }
+      }),
+      { numRuns: 400 },
+    );
+    expect(refused).toBeGreaterThan(0);
+  });
+
   it('timeouts a timer cannot hold, and ids a header cannot carry, are refused up front', async () => {
     for (const timeout of [2 ** 31, 1e12]) expect(() => new OpenBanking({ ...base, timeout })).toThrow(/timeout: must be at most 2147483647 ms/);
     expect(() => new OpenBanking({ ...base, timeout: 2 ** 31 - 1 })).not.toThrow();
