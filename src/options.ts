@@ -1,7 +1,7 @@
 import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/tokens.js';
 import { type FieldCipher, plaintextCipher } from './core/config.js';
 import * as z from 'zod/mini';
-import { functionOption, HEADER_NAME, headerText, isRecord, methodsOption, optionText, pathOption, quoted, rule, toIssues, urlOption, wholeTimeoutMs } from './core/validation.js';
+import { functionOption, HEADER_NAME, headerText, isRecord, methodsOption, optionText, parse, pathOption, quoted, rule, urlOption, wholeTimeoutMs } from './core/validation.js';
 import { ValidationError, type ValidationIssue } from './errors/index.js';
 import { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type HeaderNames, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
@@ -224,11 +224,9 @@ function crossIssues(input: Partial<Record<keyof ClientOptions, unknown>>): Vali
 /** Validates every option and fills in defaults; throws one {@link ValidationError} listing every problem. */
 export function resolveOptions(input: ClientOptions): ResolvedOptions {
   if (typeof input?.clientSecret === 'string' && input.clientSecret.trim() !== '') rememberSecret(input.clientSecret); // masked wherever a text quotes it
-  const parsed = z.safeParse(clientOptions, input);
-  const issues = parsed.success ? [] : toIssues(parsed.error, input);
-  if (isRecord(input)) issues.push(...crossIssues(input));
-  if (issues.length > 0 || !parsed.success) throw new ValidationError('Invalid OpenBanking options', issues);
-  const given = parsed.data;
+  const { data: given, issues } = parse(clientOptions, input);
+  const all = isRecord(input) ? [...issues, ...crossIssues(input)] : issues;
+  if (all.length > 0 || given === undefined) throw new ValidationError('Invalid OpenBanking options', all);
 
   const { clientId, clientSecret } = given;
   const previousClientSecrets = given.previousClientSecrets ?? [];

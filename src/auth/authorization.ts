@@ -3,10 +3,10 @@ import { isLoopbackHost } from '../core/config.js';
 import type { ScopeInput } from '../core/config.js';
 import { AuthorizationResponseError, calculatePKCECodeChallenge, generateRandomCodeVerifier, generateRandomState, validateAuthResponse } from 'oauth4webapi';
 
-// The browser-safe half of the authorization-code flow, without oauth4webapi: the authorization
-// request's types and argument checks, and reading the callback. With `authorization-request.ts`
-// it is the whole `openbanking-ng/pkce` entry: it stays free of the HTTP client, zod and the
-// ciphers, and never sees a client secret.
+// The browser-safe half of the authorization-code flow: the authorization request (PKCE through
+// oauth4webapi), its argument checks, and reading the callback (oauth4webapi's `validateAuthResponse`).
+// It is the `openbanking-ng/pkce` entry: free of the HTTP client, zod and the ciphers, and it never
+// sees a client secret.
 
 /**
  * Input of `createAuthorizationRequest`.

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ApiError, OAuthError, ResponseValidationError, ValidationError, type ValidationIssue } from '../errors/index.js';
-import { abortSignal, functionOption, isRecord, pathOption, rule, toIssues, urlOption, wholeTimeoutMs } from '../core/validation.js';
+import { abortSignal, functionOption, isRecord, parse, pathOption, rule, urlOption, wholeTimeoutMs } from '../core/validation.js';
 import { type Endpoints, type Environment, DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, SANDBOX_HOSTS } from '../core/config.js';
 import { toBase64 } from '../core/field-crypto.js';
 import { type Exchange, type HttpMethod, noAnswer, send } from '../core/http.js';
@@ -145,12 +145,11 @@ const login = z.object({ username: text().check(rule((name: string) => !name.inc
 
 /** Checks the connection options, reporting `more` problems with theirs; returns the endpoint URL and the fetch settings. */
 function resolveConnection(params: RegistrationConnection, more: ValidationIssue[], what: string): { url: string; fetch: typeof fetch | undefined; timeout: number; signal: AbortSignal | undefined; maxResponseBytes: number } {
-  const parsed = z.safeParse(connection, params);
-  const issues = parsed.success ? [] : toIssues(parsed.error, params);
-  if (params.environment === 'production' && params.authUrl === undefined) issues.push({ path: 'authUrl', message: 'is required in production', code: 'missing' });
-  issues.push(...more);
-  if (issues.length > 0 || !parsed.success) throw new ValidationError(what, issues);
-  const given = parsed.data;
+  const { data: given, issues } = parse(connection, params);
+  const all: ValidationIssue[] = [...issues];
+  if (params.environment === 'production' && params.authUrl === undefined) all.push({ path: 'authUrl', message: 'is required in production', code: 'missing' });
+  all.push(...more);
+  if (all.length > 0 || given === undefined) throw new ValidationError(what, all);
   const url = `${given.authUrl ?? SANDBOX_HOSTS.authUrl}${given.endpoints?.registration ?? DEFAULT_ENDPOINTS.registration}`;
   return { url, fetch: given.fetch, timeout: given.timeout ?? 30_000, signal: given.signal, maxResponseBytes: given.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES };
 }
@@ -211,8 +210,8 @@ export async function register(params: RegisterParams): Promise<Registration> {
   if (!isRecord(params)) throw new ValidationError('Invalid registration', [{ path: '', message: 'must be an object', code: 'invalid_type' }]);
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(params)) if (!(key in connection.def.shape)) fields[key] = value;
-  const body = z.safeParse(registrationRequestSchema, fields);
-  const conn = resolveConnection(params, body.success ? [] : toIssues(body.error, fields), 'Invalid registration');
+  const body = parse(registrationRequestSchema, fields);
+  const conn = resolveConnection(params, body.issues, 'Invalid registration');
   return call('registration', conn, 'POST', { 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify(body.data));
 }
 
@@ -222,8 +221,7 @@ export async function register(params: RegisterParams): Promise<Registration> {
  */
 export async function fetchRegistration(params: FetchRegistrationParams): Promise<Registration> {
   if (!isRecord(params)) throw new ValidationError('Invalid parameters', [{ path: '', message: 'must be an object', code: 'invalid_type' }]);
-  const credentials = z.safeParse(login, params);
-  const conn = resolveConnection(params, credentials.success ? [] : toIssues(credentials.error, params), 'Invalid parameters');
+  const conn = resolveConnection(params, parse(login, params).issues, 'Invalid parameters');
   const basic = toBase64(new TextEncoder().encode(`${params.username}:${params.password}`));
   return call('fetching the registration', conn, 'GET', { authorization: `Basic ${basic}`, accept: 'application/json' });
 }

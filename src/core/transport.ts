@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import { AbortError, ApiError, ValidationError, type ValidationIssue, ResponseValidationError } from '../errors/index.js';
 import { isHTTPError } from 'ky';
 import { v4 as uuid } from 'uuid';
-import { bodyIssues, checkCallOptions, type RequestOptions, describeType, toIssues } from './validation.js';
+import { bodyIssues, checkCallOptions, parse, parseOrThrow, type RequestOptions, describeType } from './validation.js';
 import { type CallObservation, observeCall } from './events.js';
 import type { PipelineConfig, Endpoints, Scope } from './config.js';
 import { FieldCrypto, computeSignature } from './field-crypto.js';
@@ -121,9 +121,9 @@ export class Transport {
     const walked = op.body === undefined ? [] : bodyIssues(op.body, schemas?.body !== undefined);
     const notPlain = walked.filter((issue) => issue.code === 'invalid_type');
     if (notPlain.length > 0) throw new ValidationError('Invalid request body', notPlain);
-    const body = validate(schemas?.body, op.body, 'Invalid request body', '');
+    const body = schemas?.body ? parseOrThrow(schemas.body, op.body, 'Invalid request body') : op.body;
     if (walked.length > 0) throw new ValidationError('Invalid request body', walked);
-    const query = encodeQuery(validate(schemas?.query, op.query, 'Invalid query', 'query') as Record<string, unknown> | undefined);
+    const query = encodeQuery((schemas?.query ? parseOrThrow(schemas.query, op.query, 'Invalid query', 'query') : op.query) as Record<string, unknown> | undefined);
     const idempotencyKey = call.idempotencyKey ?? observe?.start.idempotencyKey ?? uuid();
 
     // 2. Secret fields encrypted once (remembered under the key), so every attempt carries the same bytes.
@@ -193,14 +193,6 @@ function failed(failure: unknown, ex: Exchange): unknown {
     error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;
   }
   return error;
-}
-
-/** `value` through `schema` (its parsed output), or a {@link ValidationError} listing every problem. */
-function validate(schema: z.ZodMiniType | undefined, value: unknown, what: string, prefix: string): unknown {
-  if (!schema) return value;
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(what, toIssues(parsed.error, value, prefix));
-  return parsed.data;
 }
 
 /** The headers every attempt carries: the caller's extra ones, then the SDK's, which win. */
@@ -276,8 +268,8 @@ export function decodeSuccess(
   let data: unknown = sent ? sent.data : parsed;
   if (schema) {
     if (schemas.reshape) data = schemas.reshape(data);
-    const result = schema.safeParse(data);
-    if (!result.success) throw invalid(toIssues(result.error, data, 'data'));
+    const result = parse(schema, data, 'data');
+    if (result.issues.length > 0) throw invalid(result.issues);
     data = result.data;
   }
   return { data, envelope: sent };

@@ -68,11 +68,17 @@ export const wholeTimeoutMs = () => z.pipe(timeoutMs(), z.transform(Math.ceil));
 /** A `signal` option. */
 export const abortSignal = () => z.instanceof(AbortSignal, { error: 'must be an AbortSignal' });
 
-/** Parses `value` with `schema`; throws one {@link ValidationError} titled `what` listing every problem. */
-export function parseOrThrow<T>(schema: z.ZodMiniType<T>, value: unknown, what: string): T {
-  const result = z.safeParse(schema, value);
-  if (!result.success) throw new ValidationError(what, toIssues(result.error, value));
-  return result.data;
+/** `value` through `schema`: its parsed output, or the SDK's issues (paths under `prefix`). */
+export function parse<T>(schema: z.ZodMiniType<T>, value: unknown, prefix = ''): { data: T; issues: [] } | { data: undefined; issues: ValidationIssue[] } {
+  const result = schema.safeParse(value); // the schema's own method: users (and tests) can watch it run
+  return result.success ? { data: result.data, issues: [] } : { data: undefined, issues: toIssues(result.error, value, prefix) };
+}
+
+/** `value` through `schema`, or one {@link ValidationError} titled `what` listing every problem. */
+export function parseOrThrow<T>(schema: z.ZodMiniType<T>, value: unknown, what: string, prefix = ''): T {
+  const { data, issues } = parse(schema, value, prefix);
+  if (issues.length > 0) throw new ValidationError(what, issues);
+  return data as T;
 }
 
 /** A name as a message quotes it: a string in quotes, anything else by its type (`String()` throws on some objects). */
@@ -337,6 +343,5 @@ export function checkCallOptions(options: RequestOptions | undefined, idempotenc
   if (options === undefined) return [];
   let schema = callOptionSchemas.get(idempotencyHeader);
   if (!schema) callOptionSchemas.set(idempotencyHeader, (schema = callOptionsSchema(idempotencyHeader)));
-  const result = z.safeParse(schema, options);
-  return result.success ? [] : toIssues(result.error, options);
+  return parse(schema, options).issues;
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { quoted, type RequestOptions, rule, toIssues } from '../core/validation.js';
+import { parse, quoted, type RequestOptions, rule } from '../core/validation.js';
 import { type Endpoints, type Scope, SCOPES } from '../core/config.js';
 import { makeAPIPromise, type APIPromise, type WithResponse, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
 import type { Sleep } from '../core/retry-timing.js';
@@ -129,8 +129,7 @@ export class OperationRunner {
 function paramIssues(op: OperationDeclaration, schemas: OperationSchemas, params: readonly unknown[]): ValidationIssue[] {
   if (schemas.params === undefined) return [];
   const named = Object.fromEntries(op.params.map((name, i) => [name, params[i]]));
-  const checked = schemas.params.safeParse(named);
-  return checked.success ? [] : toIssues(checked.error, named);
+  return parse(schemas.params, named).issues;
 }
 
 const NO_BEARER: BearerSource = {
@@ -259,8 +258,7 @@ const requestParams = z
 
 /** Checks `request` parameters; returns the problems. */
 export function checkRequestParams(params: RequestParams): ValidationIssue[] {
-  const result = z.safeParse(requestParams, params);
-  return result.success ? [] : toIssues(result.error, params);
+  return parse(requestParams, params).issues;
 }
 
 /**
