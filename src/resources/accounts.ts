@@ -5,8 +5,7 @@ import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import type { PagePromise } from './runner.js';
 import * as S from '../schemas/accounts.js';
-import { noInput, Resource } from './runner.js';
-import type { OperationRunner } from './runner.js';
+import { Resource } from './runner.js';
 
 /** Body of `ob.accounts.create` (no field is flagged required by the provider). @group Accounts */
 export interface OpenAccountParams extends z.input<typeof S.openAccountSchema> {}
@@ -112,19 +111,11 @@ export class AccountHolds extends Resource {
  */
 export class Accounts extends Resource {
   /** Balances of one account. */
-  readonly balances: AccountBalancesResource;
+  readonly balances: AccountBalancesResource = new AccountBalancesResource(this.run);
   /** Transaction history of one account, paged. */
-  readonly transactions: AccountTransactions;
+  readonly transactions: AccountTransactions = new AccountTransactions(this.run);
   /** Holds on one account. */
-  readonly holds: AccountHolds;
-
-  /** @internal */
-  constructor(runner: OperationRunner) {
-    super(runner);
-    this.balances = new AccountBalancesResource(runner);
-    this.transactions = new AccountTransactions(runner);
-    this.holds = new AccountHolds(runner);
-  }
+  readonly holds: AccountHolds = new AccountHolds(this.run);
 
   /**
    * Opens an account (`POST /accounts`, client credentials, scope `accounts.create`; the provider's
@@ -140,7 +131,6 @@ export class Accounts extends Resource {
   list(options?: RequestOptions): APIPromise<AccountList>;
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<AccountList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<AccountList> {
-    const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, [], input, options);
+    return this.run.call(operations.list, [], first, second);
   }
 }

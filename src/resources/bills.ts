@@ -5,8 +5,7 @@ import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/bills.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './runner.js';
-import type { OperationRunner } from './runner.js';
+import { Resource } from './runner.js';
 
 /** A biller category; `id` is a string or a number. @group Bills */
 export interface BillerCategory extends z.output<typeof S.billerCategorySchema> {}
@@ -40,8 +39,7 @@ export class BillerCategories extends Resource {
   list(options?: RequestOptions): APIPromise<BillerCategory[]>;
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<BillerCategory[]>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<BillerCategory[]> {
-    const [input, options] = noInput(first, second);
-    return this.run.call(operations.categories, [], input, options);
+    return this.run.call(operations.categories, [], first, second);
   }
 }
 
@@ -63,16 +61,9 @@ export class Billers extends Resource {
  */
 export class Bills extends Resource {
   /** Biller categories. */
-  readonly categories: BillerCategories;
+  readonly categories: BillerCategories = new BillerCategories(this.run);
   /** Billers of a category. */
-  readonly billers: Billers;
-
-  /** @internal */
-  constructor(runner: OperationRunner) {
-    super(runner);
-    this.categories = new BillerCategories(runner);
-    this.billers = new Billers(runner);
-  }
+  readonly billers: Billers = new Billers(this.run);
 
   /**
    * Looks a bill up: the amount due, the fee, the payer

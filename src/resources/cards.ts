@@ -4,7 +4,7 @@ import type { RequestOptions } from '../core/validation.js';
 import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/cards.js';
-import { noInput, Resource } from './runner.js';
+import { Resource } from './runner.js';
 
 /** Body of `ob.cards.create`, from the spec's table. @group Cards */
 export interface CreateCardParams extends z.input<typeof S.createCardSchema> {}
@@ -59,7 +59,6 @@ export class Cards extends Resource {
   list(options?: RequestOptions): APIPromise<CardList>;
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<CardList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<CardList> {
-    const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, [], input, options);
+    return this.run.call(operations.list, [], first, second);
   }
 }

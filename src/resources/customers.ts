@@ -4,7 +4,7 @@ import type { RequestOptions } from '../core/validation.js';
 import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/customers.js';
-import { noInput, Resource } from './runner.js';
+import { Resource } from './runner.js';
 
 /** The customer a token belongs to: every member optional and nullable, unknown fields kept. @group Customers */
 export interface Customer extends z.output<typeof S.customerSchema> {}
@@ -34,7 +34,6 @@ export class Customers extends Resource {
   retrieve(options?: RequestOptions): APIPromise<Customer>;
   retrieve(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<Customer>;
   retrieve(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<Customer> {
-    const [input, options] = noInput(first, second);
-    return this.run.call(operations.retrieve, [], input, options);
+    return this.run.call(operations.retrieve, [], first, second);
   }
 }

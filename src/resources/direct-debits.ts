@@ -5,7 +5,7 @@ import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/direct-debits.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './runner.js';
+import { Resource } from './runner.js';
 
 /** Body of `directDebits.create` (**partial**: from the provider's guide). @group Direct debits */
 export interface CreateMandateParams extends z.input<typeof S.createMandateSchema> {}
@@ -45,8 +45,7 @@ export class DirectDebits extends Resource {
   list(options?: RequestOptions): APIPromise<MandateList>;
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<MandateList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<MandateList> {
-    const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, [], input, options);
+    return this.run.call(operations.list, [], first, second);
   }
 
   /** Updates a mandate; `mandate_status: 'INACTIVE'` stops it (`PATCH /direct-debits/{mandate_id}`, scope `direct-debits.update`). */

@@ -5,8 +5,7 @@ import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/disputes.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './runner.js';
-import type { OperationRunner } from './runner.js';
+import { Resource } from './runner.js';
 
 /** A dispute category. @group Disputes */
 export interface DisputeCategory extends z.output<typeof S.disputeCategorySchema> {}
@@ -33,8 +32,7 @@ export class DisputeCategories extends Resource {
   list(options?: RequestOptions): APIPromise<DisputeCategoryList>;
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<DisputeCategoryList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<DisputeCategoryList> {
-    const [input, options] = noInput(first, second);
-    return this.run.call(operations.categories, [], input, options);
+    return this.run.call(operations.categories, [], first, second);
   }
 }
 
@@ -44,13 +42,7 @@ export class DisputeCategories extends Resource {
  */
 export class Disputes extends Resource {
   /** Dispute categories. */
-  readonly categories: DisputeCategories;
-
-  /** @internal */
-  constructor(runner: OperationRunner) {
-    super(runner);
-    this.categories = new DisputeCategories(runner);
-  }
+  readonly categories: DisputeCategories = new DisputeCategories(this.run);
 
   /** Reports a dispute (`POST /disputes`, customer token, scope `disputes.report.create`). */
   create(body: CreateDisputeParams, options?: RequestOptions): APIPromise<Dispute> {

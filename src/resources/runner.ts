@@ -38,11 +38,10 @@ export class OperationRunner {
     return this.#ctx.clock;
   }
 
-  /**
-   * One call of operation `key` of the namespace module `ns`: `params` for the path template,
-   * `input` the body or query, `options` per call.
-   */
+  /** One call of `op`: `params` fill the path template, `input` is the body or query, `options` per call. */
   call<Data>(op: OperationDeclaration, params: readonly unknown[], input: unknown, options: RequestOptions | undefined): APIPromise<Data> {
+    // An operation without input takes `(options)` or `(undefined, options)`: per-call options come second.
+    if (op.input === 'none' && options === undefined) [input, options] = [undefined, input as RequestOptions | undefined];
     return makeAPIPromise(this.#send(op, params, input, options) as Promise<WithResponse<Data>>);
   }
 
@@ -164,14 +163,6 @@ export abstract class Resource {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `${this.constructor.name} {}`;
   }
-}
-
-/**
- * The arguments of a method whose operation takes no input: `list(options)` or `list(undefined,
- * options)` (per-call options second, like every other method) → `[input, options]`.
- */
-export function noInput(first: unknown, second: RequestOptions | undefined): [unknown, RequestOptions | undefined] {
-  return second === undefined ? [undefined, first as RequestOptions | undefined] : [first, second];
 }
 
 /**

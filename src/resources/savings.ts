@@ -6,8 +6,7 @@ import { OPERATION_SCOPES } from '../core/config.js';
 import type { PagePromise } from './runner.js';
 import * as S from '../schemas/savings.js';
 import type { PathParam } from './accounts.js';
-import { noInput, Resource } from './runner.js';
-import type { OperationRunner } from './runner.js';
+import { Resource } from './runner.js';
 
 /** A savings plan. @group Savings */
 export interface Savings extends z.output<typeof S.savingsSchema> {}
@@ -56,19 +55,12 @@ export class SavingsTransactions extends Resource {
  */
 export class SavingsResource extends Resource {
   /** A plan's transactions, paged. */
-  readonly transactions: SavingsTransactions;
-
-  /** @internal */
-  constructor(runner: OperationRunner) {
-    super(runner);
-    this.transactions = new SavingsTransactions(runner);
-  }
+  readonly transactions: SavingsTransactions = new SavingsTransactions(this.run);
 
   /** The customer's savings plans (`GET /savings`, customer token, scope `savings.list`). */
   list(options?: RequestOptions): APIPromise<SavingsList>;
   list(params: undefined | Record<string, never>, options?: RequestOptions): APIPromise<SavingsList>;
   list(first?: RequestOptions | Record<string, never>, second?: RequestOptions): APIPromise<SavingsList> {
-    const [input, options] = noInput(first, second);
-    return this.run.call(operations.list, [], input, options);
+    return this.run.call(operations.list, [], first, second);
   }
 }

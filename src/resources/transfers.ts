@@ -2,8 +2,7 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/transport.js';
 import { abortSignal, parseOrThrow, type RequestOptions, timeoutMs } from '../core/validation.js';
 import { MAX_TIMER_MS } from '../core/retry-timing.js';
-import type { Sleep } from '../core/retry-timing.js';
-import { AbortError, type OpenBankingError, TransferPendingError } from '../errors/index.js';
+import { AbortError, TransferPendingError } from '../errors/index.js';
 import { defineOperation } from '../core/transport.js';
 import { OPERATION_SCOPES } from '../core/config.js';
 import * as S from '../schemas/transfers.js';
@@ -110,79 +109,34 @@ export class Transfers extends Resource {
     const batchReference = (typeof transfer === 'object' && transfer !== null ? transfer.batch_reference : transfer) as PathParam;
     // What every poll would be refused for refuses the wait at once, before its first gap.
     await this.run.check(operations.retrieve, [batchReference]);
-    return waitForTransfer((poll) => this.retrieve(batchReference, poll), this.run.clock, batchReference, options);
+    parseOrThrow(waitOptions, options, 'Invalid options');
+    const { timeout = 60_000, signal } = options ?? {};
+    const { now, sleep } = this.run.clock;
+    const deadline = now() + timeout;
+    let last: TransferStatus | undefined;
+    // The first read 1 s after the start, then gaps of 2 s, 4 s, 8 s … capped at 30 s.
+    for (let gap = 1_000; ; gap = Math.min(gap * 2, 30_000)) {
+      try {
+        signal?.throwIfAborted();
+        await sleep(Math.max(0, Math.min(gap, deadline - now())), signal);
+        signal?.throwIfAborted();
+      } catch {
+        throw new AbortError(`The wait for the transfer ${batchReference} was aborted`);
+      }
+      if (now() >= deadline) throw new TransferPendingError(String(batchReference), last, timeout);
+      // A poll still in flight at the deadline is aborted and abandoned.
+      const late = AbortSignal.timeout(Math.min(deadline - now(), MAX_TIMER_MS));
+      try {
+        last = await this.retrieve(batchReference, { signal: signal ? AbortSignal.any([signal, late]) : late });
+      } catch (error) {
+        throw late.aborted && !signal?.aborted ? new TransferPendingError(String(batchReference), last, timeout) : error;
+      }
+      if (!(typeof last.status === 'string' && PENDING.has(last.status.toUpperCase()))) return last;
+    }
   }
 }
-
-/** The first read comes this long after the wait starts; each gap then doubles, up to the cap. */
-const FIRST_POLL_MS = 1_000;
-const MAX_GAP_MS = 30_000;
-const DEFAULT_TIMEOUT_MS = 60_000;
-
-/** A transfer's status as `transfers.retrieve` reads it. */
-type Status = NonNullable<TransferPendingError['lastStatus']>;
 
 const PENDING = new Set<string>(TRANSFER_PENDING_STATUSES);
 
-/** True while `status` says the transfer has not settled. */
-function isPending(status: unknown): boolean {
-  return typeof status === 'string' && PENDING.has(status.toUpperCase());
-}
-
-/**
- * Polls `read` (one `transfers.retrieve`, each its own logical call) until the status is final:
- * the first read 1 s after the start, then gaps of 2 s, 4 s, 8 s … capped at 30 s, waiting with the
- * client's `sleep` and reading its clock. At `timeout` it rejects with `TransferPendingError`
- * (a poll in flight is aborted and abandoned); the caller's `signal` ends it with `AbortError`.
- */
-export async function waitForTransfer<T extends Status>(
-  read: (options: RequestOptions) => Promise<T>,
-  clock: { now(): number; sleep: Sleep },
-  batchReference: string | number,
-  options: WaitForCompletionOptions | undefined,
-): Promise<T> {
-  parseOrThrow(waitOptions, options, 'Invalid options');
-  const timeout = options?.timeout ?? DEFAULT_TIMEOUT_MS;
-  const signal = options?.signal;
-  const reference = String(batchReference);
-  const aborted = () => new AbortError(`The wait for the transfer ${reference} was aborted`);
-  const deadline = clock.now() + timeout;
-  let last: T | undefined;
-  for (let gap = FIRST_POLL_MS; ; gap = Math.min(gap * 2, MAX_GAP_MS)) {
-    if (signal?.aborted) throw aborted();
-    const left = deadline - clock.now();
-    try {
-      await clock.sleep(Math.max(0, Math.min(gap, left)), signal);
-    } catch {
-      throw aborted();
-    }
-    if (signal?.aborted) throw aborted();
-    if (clock.now() >= deadline) throw new TransferPendingError(reference, last, timeout);
-    last = await pollBefore(read, deadline - clock.now(), signal, () => new TransferPendingError(reference, last, timeout));
-    if (!isPending(last.status)) return last;
-  }
-}
-
 /** The wait's options: `{ timeout?, signal? }` and nothing else, each of its type. */
 const waitOptions = z.optional(z.strictObject({ timeout: z.optional(timeoutMs()), signal: z.optional(abortSignal()) }));
-
-/** One read, abandoned (its request aborted) when `ms` pass first: then `late()` is thrown. */
-async function pollBefore<T>(read: (options: RequestOptions) => Promise<T>, ms: number, signal: AbortSignal | undefined, late: () => OpenBankingError): Promise<T> {
-  const stop = new AbortController();
-  let expired = false;
-  const timer = setTimeout(() => {
-    expired = true;
-    stop.abort();
-  }, Math.min(ms, MAX_TIMER_MS));
-  const onAbort = () => stop.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await read({ signal: stop.signal });
-  } catch (error) {
-    if (expired && !signal?.aborted) throw late();
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-  }
-}
