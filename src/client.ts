@@ -167,7 +167,8 @@ export class OpenBanking extends Namespaces {
    * Listens to the client's calls: `callStart`, `request`, `response`, `retry`, `rateLimitWait`,
    * `token` and `callEnd` (see {@link ClientEvents}), for the calls of its customer sessions
    * too. Returns the function that removes the listener. A listener that throws or rejects is
-   * logged at `warn` and never changes the call; payloads are redacted and carry no body.
+   * logged at `warn` and never changes the call; payloads are redacted and carry no body. An unknown
+   * name or a listener that is not a function throws `ValidationError` at once.
    *
    * @example
    * ```ts

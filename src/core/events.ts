@@ -1,4 +1,6 @@
 import type { ClientEventListener, ClientEventName, Hub, Listeners, TracingChannel, CallStartEvent, CallTrace, ClientEvents, GrantTrace, RetryReason, TokenGrant } from './event-types.js';
+import { EVENT_NAMES, TAP } from './event-types.js';
+import { ValidationError } from '../errors/base.js';
 import type { LeveledLogger } from './logger.js';
 import type { AttemptObserver, HttpMethod } from './http.js';
 import { maskText, REDACTED, redactHeaders } from './redact.js';
@@ -26,6 +28,11 @@ export class EventHub implements Hub {
 
   /** Adds a listener (or, under {@link TAP}, an instrumentation); returns the function that removes it. */
   on<N extends ClientEventName>(name: N, listener: ClientEventListener<N>): () => void {
+    const tap = (name as string) === TAP;
+    if (!tap && !EVENT_NAMES.includes(name)) throw new ValidationError('Invalid event listener', [{ path: 'name', message: `must be one of ${EVENT_NAMES.join(', ')}`, code: 'invalid_value' }]);
+    if (tap ? typeof listener !== 'object' || listener === null : typeof listener !== 'function') {
+      throw new ValidationError('Invalid event listener', [{ path: 'listener', message: 'must be a function', code: 'invalid_type' }]);
+    }
     const set = ((this.listeners as Record<string, Set<ClientEventListener<N>>>)[name] ??= new Set());
     set.add(listener);
     return () => void set.delete(listener);

@@ -209,6 +209,26 @@ describe('ob.on: the events of every call, against the sandbox', () => {
     expect(ends).toHaveLength(1);
   });
 
+  it('an unknown event name or a listener that is not a function throws ValidationError at once, and nothing listens', async () => {
+    const warnings: unknown[] = [];
+    const logger: Logger = { debug() {}, info() {}, warn: (...args) => void warnings.push(args), error() {} };
+    const { ob } = clientFor(server, app, { logger });
+    const issuesOf = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        expect(error).toBeInstanceOf(ValidationError);
+        return (error as ValidationError).issues;
+      }
+      throw new Error('did not throw');
+    };
+    expect(issuesOf(() => ob.on('responses' as ClientEventName, () => {}))).toEqual([{ path: 'name', message: `must be one of ${NAMES.join(', ')}`, code: 'invalid_value' }]);
+    expect(issuesOf(() => ob.on('response', 5 as never))).toEqual([{ path: 'listener', message: 'must be a function', code: 'invalid_type' }]);
+    expect(issuesOf(() => ob.on('callEnd', undefined as never))).toEqual([{ path: 'listener', message: 'must be a function', code: 'invalid_type' }]);
+    await ob.cards.create(validCard());
+    expect(warnings).toEqual([]); // a listener added anyway would have thrown inside the call and been logged
+  });
+
   it('a throwing or rejecting listener is logged at warn and the call goes on', async () => {
     const warnings: string[] = [];
     const logger: Logger = { debug: () => undefined, info: () => undefined, warn: (m) => void warnings.push(m), error: () => undefined };
