@@ -1,12 +1,13 @@
 import IORedis from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MemoryFleetStore, MemoryTokenStore, OpenBanking, ValidationError } from '../../src/index.js';
+import { MemoryFleetStore, MemoryTokenStore, OpenBanking } from '../../src/index.js';
 import { redisFleet } from '../../src/redis.js';
 import { createSandbox } from '../../src/testing.js';
 import { storeSealer } from '../../src/crypto/seal.js';
 import { validCard } from '../support/cards.js';
 import { startRedis, type TestRedis } from './support.js';
+import { thrownIssues as issues } from '../support/thrown.js';
 
 const card = () => validCard();
 
@@ -142,16 +143,6 @@ describe('bad fleet input fails with ValidationError before anything is sent', (
     redis = await startRedis();
   }, 20_000);
   afterAll(() => redis?.stop());
-
-  const issues = (fn: () => unknown) => {
-    try {
-      fn();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ValidationError);
-      return (error as ValidationError).issues;
-    }
-    throw new Error('did not throw');
-  };
 
   it('redisFleet given something that is not a Redis client', () => {
     for (const bad of [undefined, null, 'redis://127.0.0.1', {}, { get() {}, set() {} }, new MemoryFleetStore()]) {

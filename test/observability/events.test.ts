@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ClientEventName, type ClientEvents, ConsentEndedError, type Logger, type OpenBanking, OPERATION_SCOPES, ValidationError } from '../../src/index.js';
 import { createManualClock, type SandboxClient, type SandboxServer, startSandboxServer } from '../../src/testing.js';
 import { clientFor, validCard } from '../sandbox/support.js';
+import { thrownIssues } from '../support/thrown.js';
 
 const CARDS = '/openapi/v1/cards';
 const NAMES: ClientEventName[] = ['callStart', 'request', 'response', 'retry', 'rateLimitWait', 'token', 'callEnd'];
@@ -213,18 +214,9 @@ describe('ob.on: the events of every call, against the sandbox', () => {
     const warnings: unknown[] = [];
     const logger: Logger = { debug() {}, info() {}, warn: (...args) => void warnings.push(args), error() {} };
     const { ob } = clientFor(server, app, { logger });
-    const issuesOf = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (error) {
-        expect(error).toBeInstanceOf(ValidationError);
-        return (error as ValidationError).issues;
-      }
-      throw new Error('did not throw');
-    };
-    expect(issuesOf(() => ob.on('responses' as ClientEventName, () => {}))).toEqual([{ path: 'name', message: `must be one of ${NAMES.join(', ')}`, code: 'invalid_value' }]);
-    expect(issuesOf(() => ob.on('response', 5 as never))).toEqual([{ path: 'listener', message: 'must be a function', code: 'invalid_type' }]);
-    expect(issuesOf(() => ob.on('callEnd', undefined as never))).toEqual([{ path: 'listener', message: 'must be a function', code: 'invalid_type' }]);
+    expect(thrownIssues(() => ob.on('responses' as ClientEventName, () => {}))).toEqual([{ path: 'name', message: `must be one of ${NAMES.join(', ')}`, code: 'invalid_value' }]);
+    expect(thrownIssues(() => ob.on('response', 5 as never))).toEqual([{ path: 'listener', message: 'must be a function', code: 'invalid_type' }]);
+    expect(thrownIssues(() => ob.on('callEnd', undefined as never))).toEqual([{ path: 'listener', message: 'must be a function', code: 'invalid_type' }]);
     await ob.cards.create(validCard());
     expect(warnings).toEqual([]); // a listener added anyway would have thrown inside the call and been logged
   });
