@@ -219,7 +219,8 @@ const operationScopeTable = {
  * The scopes each typed operation asks for by default, keyed by its method name: what an app asks
  * the customer to grant for the operations it calls. The operations' declarations read their
  * scopes from here, so that `openbanking-ng/pkce` can offer it without loading them; override an
- * entry with the `operationScopes` client option when your provider wants another scope.
+ * entry with the `operationScopes` client option when your provider wants another scope (the map and its
+ * lists are frozen).
  *
  * @example
  * ```ts
@@ -229,6 +230,8 @@ const operationScopeTable = {
  * @group Client
  */
 export const OPERATION_SCOPES: Readonly<Record<OperationName, readonly Scope[]>> = Object.freeze(operationScopeTable);
+// Each list frozen too: the declarations share them, so a push onto one would change every client's scopes.
+for (const scopes of Object.values(operationScopeTable)) Object.freeze(scopes);
 
 /**
  * The name of a typed operation, as its method is called under the client: the keys of

@@ -108,6 +108,15 @@ describe('every operation of customers, accounts and cards on the wire', () => {
     expect(Object.isFrozen(OPERATION_SCOPES)).toBe(true);
   });
 
+  it("OPERATION_SCOPES's lists are frozen too: a push onto one throws and changes no client's token request", async () => {
+    const state = { tokenRequests: [] as Recorded[] };
+    const seen: Recorded[] = [];
+    server.use(tokenHandler(state), gateway(seen, answers));
+    expect(() => (OPERATION_SCOPES['cards.list'] as string[]).push('cards.create')).toThrow(TypeError);
+    await testClient().ob.cards.list();
+    expect(new URLSearchParams(state.tokenRequests[0]!.body).get('scope')).toBe('cards.list');
+  });
+
   it('rejects bad operationScopes and endpoints in the constructor', () => {
     const bad = () => new OpenBanking({ clientId: 'a', clientSecret: 'b', operationScopes: { 'nope.list': [], 'cards.list': ['not-a-scope'], 'cards.create': 'cards.create' } as never });
     expect(bad).toThrow(ValidationError);
