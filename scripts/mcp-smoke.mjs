@@ -69,7 +69,7 @@ try {
   const asked = [];
   const agent = new Client({ name: 'mcp-smoke', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   agent.setRequestHandler('elicitation/create', async (request) => (asked.push(request.params.message), { action: 'accept', content: { confirm: true } }));
-  await agent.connect(new StdioClientTransport({ command: bin, args: ['--allow', 'transfers.create', '--max-amount', '50000', '--daily-amount', '60000'], cwd: full, stderr: 'pipe' }));
+  await agent.connect(new StdioClientTransport({ command: bin, args: ['--allow', 'transfers.create', '--max-amount', '50000', '--daily-amount', '60000', '--ledger', 'memory'], cwd: full, stderr: 'pipe' }));
   try {
     const { tools } = await agent.listTools();
     check(tools.some((t) => t.name === 'transfers_create') && !tools.some((t) => t.name === 'cards_create'), `tools listed: ${tools.map((t) => t.name).join(', ')}`);

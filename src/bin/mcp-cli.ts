@@ -2,10 +2,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { type ClientOptions, type CustomerSession, type CustomerSessionOptions, type Logger, OPERATION_SCOPES, OpenBanking, type TokenSet } from '../index.js';
+import { type ClientOptions, type CustomerSession, type CustomerSessionOptions, type FleetStore, isValidationError, type Logger, OPERATION_SCOPES, OpenBanking, type TokenSet } from '../index.js';
 import { type AllowName, createMcpServerFactory, type McpServerOptions } from '../mcp.js';
-import { MONEY_OPERATIONS } from '../mcp/catalog.js';
+import { kindOf } from '../mcp/catalog.js';
+import { INSTRUMENT_OPERATIONS, MONEY_OPERATIONS } from '../mcp/movement.js';
 import { createSandbox } from '../testing.js';
+import { openLedgerStore } from './mcp-ledger.js';
 import { type HttpEndpoint, serveHttp } from './mcp-http.js';
 
 /** Where the command writes: stderr only, since stdout carries the protocol over stdio. */
@@ -15,21 +17,28 @@ export interface McpCliOutput {
 
 /** A server that is running: stop it with `close`. */
 export interface RunningMcp {
+  /** With --http: `http://host:port/mcp`. */
+  url?: string;
   close(): Promise<void>;
 }
 
 const USAGE = `Usage: openbanking-ng-mcp [options]
 
 Serves the Open Banking API to an AI agent over the Model Context Protocol (stdio by default).
-Read-only unless --allow says otherwise; money tools need --max-amount and --daily-amount.
+Read-only unless --allow says otherwise; money tools need --max-amount, --daily-amount and a
+durable ledger (--redis, or --ledger memory).
 
 Options:
       --allow <names>         operations to allow beside the reads, comma-separated or repeated:
-                              transfers.create, bills.pay, directDebits.charge, accounts.holds.create,
-                              cards.create, ... or writes (every POST and PATCH that moves no money)
-      --max-amount <n>        per-call limit of the money tools (naira)
+                              money tools transfers.create, bills.pay, directDebits.charge,
+                              accounts.holds.create; instrument tools directDebits.create,
+                              directDebits.update, cards.create, accounts.holds.update (each
+                              confirmed by the person); or writes (every other POST and PATCH)
+      --max-amount <n>        per-call limit of the money tools, and of a mandate's amount (naira)
       --daily-amount <n>      per-day limit of the money tools (naira, Lagos calendar day)
-      --no-confirm            do not ask the person to confirm money tools (the limits still hold)
+      --redis <url>           keep the day's total in Redis (also OB_REDIS_URL; needs the redis package)
+      --ledger memory         keep it in this process only: a restart starts the day again
+      --no-confirm            do not ask the person to confirm (the limits still hold)
       --http                  serve Streamable HTTP at /mcp instead of stdio
       --host <address>        --http address (default 127.0.0.1; any other needs OB_MCP_TOKEN)
       --port <n>              --http port (default 3000; 0 picks a free one)
@@ -41,7 +50,11 @@ Environment (none: the built-in local sandbox with a consented demo customer):
   OB_BASE_URL, OB_AUTH_URL         the API and identity hosts (required in production)
   OB_CUSTOMER_TOKENS               a JSON file with the customer's token set; when it does not
                                    exist yet, connect_bank writes it once the customer approves
-  OB_MCP_TOKEN                     with --http: the bearer token every request must carry`;
+  OB_REDIS_URL                     as --redis
+  OB_MCP_TOKEN                     with --http: the bearer token every request must carry;
+                                   required whenever a write, instrument or money tool is
+                                   allowed, the server acts for a real customer, or --host is
+                                   not a loopback address`;
 
 /** Every customer scope the operations ask for: the demo customer's consent. */
 const ALL_SCOPES = [...new Set(Object.values(OPERATION_SCOPES).flat())].sort();
@@ -60,36 +73,55 @@ interface Setup {
   customer: CustomerSession | undefined;
   connect: CustomerSessionOptions | undefined;
   where: string;
+  /** True for the built-in local sandbox: no real customer, no real money. */
+  builtIn: boolean;
 }
 
 /** The client and customer the environment describes, or the local sandbox and its demo customer. */
-function setupFromEnvironment(env: NodeJS.ProcessEnv, logger: Logger): Setup {
+function setupFromEnvironment(env: NodeJS.ProcessEnv, logger: Logger, fleet: FleetStore | undefined): Setup {
   const { OB_CLIENT_ID: clientId, OB_CLIENT_SECRET: clientSecret, OB_ENVIRONMENT: environment, OB_BASE_URL: baseUrl, OB_AUTH_URL: authUrl, OB_CUSTOMER_TOKENS: tokensPath } = env;
   if ((clientId === undefined) !== (clientSecret === undefined)) throw new Error('OB_CLIENT_ID and OB_CLIENT_SECRET go together');
   if (clientId === undefined || clientSecret === undefined) {
     if (environment === 'production') throw new Error('OB_ENVIRONMENT=production needs OB_CLIENT_ID and OB_CLIENT_SECRET');
     const demo = { clientId: 'openbanking-ng-mcp-demo', clientSecret: `demo-${crypto.randomUUID()}`, name: 'openbanking-ng-mcp demo' };
     const sandbox = createSandbox({ clients: [demo] });
-    const ob = new OpenBanking({ clientId: demo.clientId, clientSecret: demo.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, logger });
+    const ob = new OpenBanking({ clientId: demo.clientId, clientSecret: demo.clientSecret, baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: sandbox, logger, ...(fleet ? { fleet } : {}) });
     const tokens = sandbox.issueTokens({ clientId: demo.clientId, scope: ALL_SCOPES, kind: 'customer' });
-    return { ob, customer: ob.forCustomer(tokens, { id: 'demo-customer' }), connect: undefined, where: 'the built-in local sandbox, as its consented demo customer' };
+    return { ob, customer: ob.forCustomer(tokens, { id: 'demo-customer' }), connect: undefined, where: 'the built-in local sandbox, as its consented demo customer', builtIn: true };
   }
   if (environment !== undefined && environment !== 'sandbox' && environment !== 'production') throw new Error('OB_ENVIRONMENT must be sandbox or production');
   if (environment === 'production' && (baseUrl === undefined || authUrl === undefined)) throw new Error('OB_ENVIRONMENT=production needs OB_BASE_URL and OB_AUTH_URL: the hosts your registration gave you');
-  const options: ClientOptions = { clientId, clientSecret, environment: environment ?? 'sandbox', logger };
+  const options: ClientOptions = { clientId, clientSecret, environment: environment ?? 'sandbox', logger, ...(fleet ? { fleet } : {}) };
   if (baseUrl !== undefined) options.baseUrl = baseUrl;
   if (authUrl !== undefined) options.authUrl = authUrl;
   const ob = new OpenBanking(options);
-  if (tokensPath === undefined) return { ob, customer: undefined, connect: undefined, where: `${ob.baseUrl}; no customer yet (connect_bank)` };
+  if (tokensPath === undefined) return { ob, customer: undefined, connect: undefined, where: `${ob.baseUrl}; no customer yet (connect_bank)`, builtIn: false };
   const save = saveTokens(tokensPath);
-  if (!existsSync(tokensPath)) return { ob, customer: undefined, connect: { onTokens: save }, where: `${ob.baseUrl}; no customer yet (connect_bank writes ${tokensPath})` };
+  if (!existsSync(tokensPath)) return { ob, customer: undefined, connect: { onTokens: save }, where: `${ob.baseUrl}; no customer yet (connect_bank writes ${tokensPath})`, builtIn: false };
   let tokens: TokenSet;
   try {
     tokens = JSON.parse(readFileSync(tokensPath, 'utf8')) as TokenSet;
   } catch {
     throw new Error(`OB_CUSTOMER_TOKENS: ${tokensPath} is not a JSON token set`);
   }
-  return { ob, customer: ob.forCustomer(tokens, { onTokens: save }), connect: undefined, where: `${ob.baseUrl}, for the customer of ${tokensPath}` };
+  return { ob, customer: ob.forCustomer(tokens, { onTokens: save }), connect: undefined, where: `${ob.baseUrl}, for the customer of ${tokensPath}`, builtIn: false };
+}
+
+/** The command's names for the options' paths, so that a message names what the operator typed. */
+function asFlags(message: string, allow: readonly string[]): string {
+  return message
+    .replace(/\ballow\.(\d+)/g, (_, i: string) => `--allow ${allow[Number(i)] ?? ''}`)
+    .replaceAll('limits.perCall', '--max-amount')
+    .replaceAll('limits.perDay', '--daily-amount')
+    .replaceAll("ledger: 'memory'", '--ledger memory')
+    .replace(/give the client a fleet \(([^)]*)\)/, 'give --redis URL (OB_REDIS_URL: Redis keeps the total across restarts and processes)');
+}
+
+/** A refusal to start, every problem on its own line. */
+function startupError(error: unknown, allow: readonly string[]): string {
+  const lines = [asFlags((error as Error).message, allow)];
+  if (isValidationError(error)) for (const issue of error.issues) lines.push(`  ${asFlags(`${issue.path}: ${issue.message}`, allow)}`);
+  return lines.join('\n');
 }
 
 /**
@@ -110,6 +142,8 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
         allow: { type: 'string', multiple: true },
         'max-amount': { type: 'string' },
         'daily-amount': { type: 'string' },
+        redis: { type: 'string' },
+        ledger: { type: 'string' },
         confirm: { type: 'boolean', default: true },
         http: { type: 'boolean', default: false },
         host: { type: 'string', default: '127.0.0.1' },
@@ -135,35 +169,64 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
   const perCall = amount('max-amount');
   const perDay = amount('daily-amount');
 
+  if (values.ledger !== undefined && values.ledger !== 'memory') {
+    io.err(`openbanking-ng-mcp: --ledger takes only memory (for Redis, give --redis URL)\n\n${USAGE}`);
+    return 2;
+  }
+  const redisUrl = values.redis ?? (env.OB_REDIS_URL === '' ? undefined : env.OB_REDIS_URL);
+  if (redisUrl !== undefined && values.ledger === 'memory') {
+    io.err(`openbanking-ng-mcp: --redis and --ledger memory exclude each other: choose where the day's total lives\n\n${USAGE}`);
+    return 2;
+  }
+
   let factory: () => McpServer;
   let setup: Setup;
+  let ledgerStore: Awaited<ReturnType<typeof openLedgerStore>> | undefined;
   try {
-    setup = setupFromEnvironment(env, stderrLogger(io));
+    if (redisUrl !== undefined) ledgerStore = await openLedgerStore(redisUrl);
+    setup = setupFromEnvironment(env, stderrLogger(io), ledgerStore?.fleet);
     const options: McpServerOptions = { allow, confirm: values.confirm ? 'elicit' : 'none' };
-    if (perCall !== undefined || perDay !== undefined) options.limits = { perCall: perCall as number, perDay: perDay as number };
+    if (perCall !== undefined || perDay !== undefined) options.limits = { ...(perCall !== undefined ? { perCall } : {}), ...(perDay !== undefined ? { perDay } : {}) } as McpServerOptions['limits'];
+    if (values.ledger === 'memory') options.ledger = 'memory';
     if (setup.customer) options.customer = setup.customer;
     if (setup.connect) options.connect = setup.connect;
     factory = createMcpServerFactory(setup.ob, options);
   } catch (error) {
-    const message = (error as Error).message.replaceAll('limits.perCall', '--max-amount').replaceAll('limits.perDay', '--daily-amount');
-    io.err(`openbanking-ng-mcp: ${message}`);
+    await ledgerStore?.close();
+    io.err(`openbanking-ng-mcp: ${startupError(error, allow)}`);
     return 1;
   }
   const money = allow.filter((name) => MONEY_OPERATIONS.has(name as never));
-  const posture = money.length === 0 ? 'no money movement' : `money tools ${money.join(', ')} within ${perCall} per call and ${perDay} per day${values.confirm ? ', each confirmed by the person' : ', NOT confirmed (--no-confirm)'}`;
+  const confirmed = allow.filter((name) => MONEY_OPERATIONS.has(name as never) || INSTRUMENT_OPERATIONS.has(name as never));
+  const where = redisUrl !== undefined ? "the day's total in Redis" : "the day's total in memory (a restart starts the day again)";
+  const posture = money.length === 0 ? 'no money movement' : `money tools ${money.join(', ')} within ${perCall} per call and ${perDay} per day, ${where}${values.confirm ? ', each confirmed by the person' : ', NOT confirmed (--no-confirm)'}`;
+  const closeAll = (close: () => Promise<void>) => async () => {
+    await close();
+    await ledgerStore?.close();
+  };
 
   if (!values.http) {
     const handle = serveStdio(factory);
     io.err(`openbanking-ng-mcp: serving over stdio, against ${setup.where}; ${posture}.`);
-    return { close: () => handle.close() };
+    return { close: closeAll(() => handle.close()) };
+  }
+  const token = env.OB_MCP_TOKEN === '' ? undefined : env.OB_MCP_TOKEN;
+  // A token guards every address where the agent can change something or reaches a real customer.
+  const changes = allow.some((name) => name === 'writes' || (Object.hasOwn(OPERATION_SCOPES, name) && kindOf(name) !== 'read'));
+  const why = changes ? 'a write, instrument or money tool is allowed' : !setup.builtIn ? 'the server acts for a real customer (not the built-in sandbox)' : undefined;
+  if (token === undefined && why !== undefined) {
+    await ledgerStore?.close();
+    io.err(`openbanking-ng-mcp: --http needs OB_MCP_TOKEN here, because ${why}: every request must then carry it as Authorization: Bearer. Set OB_MCP_TOKEN to a long random value and give it to your MCP client.`);
+    return 1;
   }
   let endpoint: HttpEndpoint;
   try {
-    endpoint = await serveHttp(factory, { host: values.host, port, token: env.OB_MCP_TOKEN === '' ? undefined : env.OB_MCP_TOKEN });
+    endpoint = await serveHttp(factory, { host: values.host, port, token });
   } catch (error) {
+    await ledgerStore?.close();
     io.err(`openbanking-ng-mcp: ${(error as Error).message}`);
     return 1;
   }
-  io.err(`openbanking-ng-mcp: serving Streamable HTTP at ${endpoint.url}${env.OB_MCP_TOKEN ? ' (Authorization: Bearer OB_MCP_TOKEN required)' : ''}, against ${setup.where}; ${posture}.`);
-  return endpoint;
+  io.err(`openbanking-ng-mcp: serving Streamable HTTP at ${endpoint.url}${token ? ' (Authorization: Bearer OB_MCP_TOKEN required)' : ''}, against ${setup.where}; ${posture}.`);
+  return { url: endpoint.url, close: closeAll(() => endpoint.close()) };
 }

@@ -1,11 +1,10 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { hostname, networkInterfaces } from 'node:os';
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
   isLegacyRequest,
-  localhostAllowedHostnames,
-  localhostAllowedOrigins,
   type McpServer,
   originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
@@ -13,7 +12,8 @@ import {
 
 // Streamable HTTP for `openbanking-ng-mcp --http`: 2026-07-28 clients through the SDK's handler
 // (a server per request over the shared state), 2025-era clients in sessions, so that money
-// tools can ask them to confirm; on a loopback address or behind OB_MCP_TOKEN.
+// tools can ask them to confirm. The Host and Origin checks always apply; the bearer token
+// whenever the command requires it (DESIGN "Agents", row "HTTP").
 
 /** What `--http` listens with. */
 export interface HttpOptions {
@@ -21,6 +21,12 @@ export interface HttpOptions {
   port: number;
   /** `OB_MCP_TOKEN`: every request must carry it as `Authorization: Bearer …` (required off loopback). */
   token: string | undefined;
+  /** At most this many 2025-era sessions at once (the longest idle is closed first). Default 100. */
+  maxSessions?: number;
+  /** A session idle this long (ms) is closed. Default 30 minutes. */
+  sessionIdleMs?: number;
+  /** Clock in ms, for the sessions' idle time. Default `Date.now`. */
+  now?: () => number;
 }
 
 /** A Streamable HTTP endpoint being served. */
@@ -36,6 +42,63 @@ const MAX_BODY = 4 * 1024 * 1024;
 export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** Hostnames a request may name in `Host` and `Origin`: loopback names, and where a non-loopback bind is reached. */
+function allowedHostnames(host: string): string[] {
+  const names = new Set(['localhost', '127.0.0.1', '[::1]']);
+  if (isLoopback(host)) return [...names];
+  const bracket = (address: string) => (address.includes(':') ? `[${address}]` : address);
+  names.add(hostname().toLowerCase());
+  if (host !== '0.0.0.0' && host !== '::') names.add(bracket(host.replace(/^\[|\]$/g, '').toLowerCase()));
+  for (const entries of Object.values(networkInterfaces())) for (const entry of entries ?? []) names.add(bracket(entry.address.toLowerCase()));
+  return [...names];
+}
+
+/** The 2025-era sessions: capped, the longest idle closed first, and closed once idle too long. */
+class Sessions {
+  readonly #open = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; seen: number }>();
+  readonly #max: number;
+  readonly #idleMs: number;
+  readonly #now: () => number;
+
+  constructor(max: number, idleMs: number, now: () => number) {
+    this.#max = max;
+    this.#idleMs = idleMs;
+    this.#now = now;
+  }
+
+  get(id: string): WebStandardStreamableHTTPServerTransport | undefined {
+    this.sweep();
+    const session = this.#open.get(id);
+    if (session) session.seen = this.#now();
+    return session?.transport;
+  }
+
+  add(id: string, transport: WebStandardStreamableHTTPServerTransport): void {
+    this.sweep();
+    while (this.#open.size >= this.#max) {
+      const [idle] = [...this.#open.entries()].sort((a, b) => a[1].seen - b[1].seen)[0]!;
+      this.close(idle);
+    }
+    this.#open.set(id, { transport, seen: this.#now() });
+  }
+
+  close(id: string): void {
+    const session = this.#open.get(id);
+    this.#open.delete(id);
+    void session?.transport.close().catch(() => undefined);
+  }
+
+  /** Closes every session idle for longer than the limit. */
+  sweep(): void {
+    const now = this.#now();
+    for (const [id, session] of this.#open) if (now - session.seen > this.#idleMs) this.close(id);
+  }
+
+  all(): WebStandardStreamableHTTPServerTransport[] {
+    return [...this.#open.values()].map((s) => s.transport);
+  }
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -74,15 +137,18 @@ export async function serveHttp(factory: () => McpServer, options: HttpOptions):
   const loopback = isLoopback(options.host);
   if (!loopback && options.token === undefined) throw new Error(`--host ${options.host} is not a loopback address: set OB_MCP_TOKEN, which every request must then carry as Authorization: Bearer`);
   const modern = createMcpHandler(factory, { legacy: 'reject' });
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const sessions = new Sessions(options.maxSessions ?? 100, options.sessionIdleMs ?? 30 * 60_000, options.now ?? Date.now);
+  const hosts = allowedHostnames(options.host);
+  const sweeper = setInterval(() => sessions.sweep(), 60_000);
+  sweeper.unref();
 
   const legacy = async (request: Request): Promise<Response> => {
     const id = request.headers.get('mcp-session-id');
     if (id !== null) return sessions.get(id)?.handleRequest(request) ?? jsonError(404, 'Session not found');
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, transport),
-      onsessionclosed: (sid) => void sessions.delete(sid),
+      onsessioninitialized: (sid): void => sessions.add(sid, transport),
+      onsessionclosed: (sid) => sessions.close(sid),
     });
     const server = factory();
     await server.connect(transport);
@@ -92,12 +158,11 @@ export async function serveHttp(factory: () => McpServer, options: HttpOptions):
   };
 
   const answer = async (request: Request): Promise<Response> => {
+    // DNS rebinding and foreign pages are refused whether or not a token is required.
+    const refused = hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, hosts);
+    if (refused) return refused;
     if (options.token !== undefined && !authorized(request.headers.get('authorization'), options.token)) {
       return jsonError(401, 'Unauthorized: send Authorization: Bearer with the OB_MCP_TOKEN of this server', { 'www-authenticate': 'Bearer' });
-    }
-    if (loopback) {
-      const refused = hostHeaderValidationResponse(request, localhostAllowedHostnames()) ?? originValidationResponse(request, localhostAllowedOrigins());
-      if (refused) return refused;
     }
     if (new URL(request.url).pathname !== '/mcp') return jsonError(404, 'Not found: the MCP endpoint is /mcp');
     return (await isLegacyRequest(request.clone())) ? legacy(request) : modern.fetch(request);
@@ -128,7 +193,8 @@ export async function serveHttp(factory: () => McpServer, options: HttpOptions):
   return {
     url: `http://${hostForUrl}:${port}/mcp`,
     async close() {
-      await Promise.allSettled([modern.close(), ...[...sessions.values()].map((t) => t.close())]);
+      clearInterval(sweeper);
+      await Promise.allSettled([modern.close(), ...sessions.all().map((t) => t.close())]);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

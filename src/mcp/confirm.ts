@@ -9,46 +9,33 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { McpLimits } from './options.js';
 import { ToolRefusal } from './results.js';
 
-// The person's confirmation of a money movement: one boolean `confirm` asked through MCP
+// The person's confirmation of a money or instrument tool: one boolean `confirm` asked through MCP
 // elicitation (form mode), returned as `input_required` so both protocol eras carry it: the
-// 2026-07-28 client answers and retries, the SDK's shim asks 2025-era clients itself.
+// 2026-07-28 client answers and retries, the SDK's shim asks 2025-era clients itself. The request
+// state is signed, bound to the session, and names the input's digest, the idempotency key and a
+// nonce the ledger spends once (DESIGN "Agents", row "confirmation").
 
-/** What a confirmation is bound to: the digest of the very input the person was shown. */
+/** What a confirmation is bound to. */
 export interface Confirmation {
+  /** The digest of the very input the person was shown. */
   input: string;
+  /** The idempotency key the confirmed call is sent under, and only that one. */
+  key: string;
+  /** Spent by the first answer that uses it: a confirmation serves one send. */
+  nonce: string;
 }
 
-/** The HMAC codec of the confirmation's request state, one key per server (and its per-request instances). */
+/** How long a confirmation may be answered. */
+export const CONFIRMATION_TTL_SECONDS = 300;
+
+/** The session a request belongs to over HTTP (2025-era sessions); one scope elsewhere. */
+const sessionOf = (ctx: ServerContext): string => ctx.sessionId ?? '';
+
+/** The HMAC codec of the confirmation's request state: one key per server (and its per-request instances). */
 export function confirmationCodec(): RequestStateCodec<Confirmation> {
-  return createRequestStateCodec<Confirmation>({ key: crypto.getRandomValues(new Uint8Array(32)), ttlSeconds: 900 });
-}
-
-/** What the person is shown of a money movement. */
-export interface MoneyMovement {
-  tool: string;
-  amount: number;
-  currency: string;
-  source: string;
-  destination: string;
-  narration: string | undefined;
-}
-
-const money = (amount: number, currency: string) => `${amount} ${currency} (${amount.toLocaleString('en-NG', { minimumFractionDigits: 2, maximumFractionDigits: 2 })})`;
-
-/** The confirmation's text: amount, currency, source, destination and narration, and where the day stands. */
-export function confirmationMessage(m: MoneyMovement, limits: McpLimits, spentToday: number): string {
-  return [
-    `Confirm ${m.tool}: an AI agent asks to move money for you.`,
-    `Amount: ${money(m.amount, m.currency)}`,
-    `Currency: ${m.currency}`,
-    `From: ${m.source}`,
-    `To: ${m.destination}`,
-    `Narration: ${m.narration ?? '(none)'}`,
-    `Limits: ${money(limits.perCall, m.currency)} per call, ${money(limits.perDay, m.currency)} per day; ${money(spentToday, m.currency)} sent today (Lagos time).`,
-  ].join('\n');
+  return createRequestStateCodec<Confirmation>({ key: crypto.getRandomValues(new Uint8Array(32)), ttlSeconds: CONFIRMATION_TTL_SECONDS, bind: sessionOf });
 }
 
 /** The client declared form elicitation: on the request (2026-07-28) or at initialize (2025 era). */
@@ -61,7 +48,7 @@ export function canAskPerson(server: McpServer, ctx: ServerContext): boolean {
 }
 
 /** The confirmation request: returned from the tool, answered by the client, the tool entered again. */
-export async function askPerson(message: string, codec: RequestStateCodec<Confirmation>, input: string): Promise<InputRequiredResult> {
+export async function askPerson(message: string, codec: RequestStateCodec<Confirmation>, bound: Omit<Confirmation, 'nonce'>, ctx: ServerContext): Promise<InputRequiredResult> {
   return inputRequired({
     inputRequests: {
       confirm: inputRequired.elicit({
@@ -69,26 +56,38 @@ export async function askPerson(message: string, codec: RequestStateCodec<Confir
         message,
         requestedSchema: {
           type: 'object',
-          properties: { confirm: { type: 'boolean', title: 'Send it', description: 'Tick to move the money as shown; leave it to refuse.' } },
+          properties: { confirm: { type: 'boolean', title: 'Confirm', description: 'Tick to do exactly what is shown; leave it to refuse.' } },
           required: ['confirm'],
         },
       }),
     },
-    requestState: await codec.mint({ input }),
+    requestState: await codec.mint({ ...bound, nonce: crypto.randomUUID() }, ctx),
   });
 }
 
 /**
- * Where the confirmation of `input` stands in this round: `'ask'` when the person has not been
- * asked about this very input, `'confirmed'`, or a refusal (declined, cancelled, left unticked).
+ * Where the confirmation of `input` stands in this round: `'ask'` when no answer came with a
+ * request state; else the state is verified here (a forged, expired or foreign one is a refusal,
+ * as a tool error) and must name this very input (and key, when the caller gave one), and the
+ * accepted confirmation is returned after `spend` has taken its nonce (a second use is refused).
+ * A declined, cancelled or unticked answer is a refusal.
  */
-export function answerOf(ctx: ServerContext, input: string): 'ask' | 'confirmed' {
-  const state = ctx.mcpReq.requestState<Confirmation>();
+export async function answerOf(ctx: ServerContext, codec: RequestStateCodec<Confirmation>, input: string, key: string | undefined, spend: (nonce: string) => Promise<boolean>): Promise<'ask' | Confirmation> {
+  const raw = ctx.mcpReq.requestState<unknown>();
   const view = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
-  // An answer counts only beside the state this server minted for this input.
-  if (view.kind !== 'elicit' || typeof state !== 'object' || state === null || state.input !== input) return 'ask';
+  if (view.kind !== 'elicit' || raw === undefined) return 'ask';
+  let state: Confirmation;
+  try {
+    state = await codec.verify(String(raw), ctx);
+  } catch (error) {
+    const expired = error instanceof Error && error.message === 'expired';
+    throw new ToolRefusal('NotConfirmed', expired ? `The confirmation expired (a confirmation is valid for ${CONFIRMATION_TTL_SECONDS / 60} minutes): nothing was sent. Call the tool again to ask the person anew.` : 'The confirmation is not one this server asked for in this session: nothing was sent. Call the tool again to ask the person.');
+  }
+  if (typeof state !== 'object' || state === null || state.input !== input || typeof state.nonce !== 'string' || typeof state.key !== 'string') return 'ask';
+  if (key !== undefined && state.key !== key) return 'ask';
   if (view.action === 'decline') throw new ToolRefusal('NotConfirmed', 'The person declined: nothing was sent.');
   if (view.action === 'cancel') throw new ToolRefusal('NotConfirmed', 'The person dismissed the confirmation: nothing was sent.');
   if (view.content?.confirm !== true) throw new ToolRefusal('NotConfirmed', 'The person did not tick confirm: nothing was sent.');
-  return 'confirmed';
+  if (!(await spend(state.nonce))) throw new ToolRefusal('NotConfirmed', 'This confirmation was already used: a confirmation serves one call. Nothing was sent; call the tool again to ask the person anew.');
+  return state;
 }

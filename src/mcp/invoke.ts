@@ -1,7 +1,6 @@
-import type * as z from 'zod/mini';
 import { type CustomerSession, type OpenBanking, type RequestOptions, ValidationError, type ValidationIssue } from '../index.js';
-import { operations } from '../schemas.js';
-import { IDEMPOTENCY_KEY, type OperationTool } from './catalog.js';
+import type { OperationTool } from './catalog.js';
+import { IDEMPOTENCY_KEY, KEY_PATTERN } from './movement.js';
 
 /** A tool's arguments as the operation's method takes them. */
 export interface CallInput {
@@ -13,8 +12,7 @@ export interface CallInput {
   idempotencyKey: string | undefined;
 }
 
-/** The SDK's rule for a caller's idempotency key: 1–255 visible ASCII characters. */
-const KEY = /^[\x21-\x7e]{1,255}$/;
+
 
 /**
  * Splits arguments into path parameters, query or body, and the idempotency key. What no part of
@@ -27,7 +25,7 @@ export function splitArguments(tool: OperationTool, args: Record<string, unknown
   let idempotencyKey: string | undefined;
   if (tool.kind !== 'read' && args?.[IDEMPOTENCY_KEY] !== undefined) {
     const key = args[IDEMPOTENCY_KEY];
-    if (typeof key === 'string' && KEY.test(key)) idempotencyKey = key;
+    if (typeof key === 'string' && KEY_PATTERN.test(key)) idempotencyKey = key;
     else issues.push({ path: IDEMPOTENCY_KEY, message: 'must be 1–255 visible ASCII characters', code: 'invalid_format' });
   } else if (tool.kind === 'read' && IDEMPOTENCY_KEY in (args ?? {})) rest[IDEMPOTENCY_KEY] = args[IDEMPOTENCY_KEY];
   if (tool.input === 'none') for (const key of Object.keys(rest)) issues.push({ path: key, message: 'is not a known field', code: 'unrecognized_keys' });
@@ -36,28 +34,6 @@ export function splitArguments(tool: OperationTool, args: Record<string, unknown
   // A query is always given (maybe empty), so that the client names each missing member.
   const payload = tool.input === 'none' ? undefined : rest;
   return { params: tool.params.map((name) => args?.[name]), payload, idempotencyKey };
-}
-
-function issuesOf(schema: z.ZodMiniType | undefined, value: unknown, prefix = ''): ValidationIssue[] {
-  const checked = schema?.safeParse(value);
-  if (!checked || checked.success) return [];
-  return checked.error.issues.flatMap((issue): ValidationIssue[] =>
-    issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: [prefix, ...issue.path.map(String), key].filter(Boolean).join('.'), message: 'is not a known field', code: issue.code }))
-      : [{ path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'), message: issue.message, code: issue.code }],
-  );
-}
-
-/**
- * The operation's own schemas over the input, for a money tool before the person is asked: a
- * transfer that cannot be sent is never put in front of them. Resolves to the checked body.
- */
-export function checkedBody(tool: OperationTool, input: CallInput): Record<string, unknown> {
-  const op = operations[tool.operation];
-  const params = Object.fromEntries(tool.params.map((name, i) => [name, input.params[i]]));
-  const issues = [...issuesOf(op.params, params), ...issuesOf(op.body, input.payload)];
-  if (issues.length > 0) throw new ValidationError(`Invalid arguments for ${tool.name}`, issues);
-  return input.payload ?? {};
 }
 
 type Method = (...args: unknown[]) => PromiseLike<unknown>;

@@ -3,12 +3,16 @@ import { ToolRefusal } from './results.js';
 
 // What the server remembers between calls: the amount sent per Lagos day, and the input each
 // idempotency key was sent with. In the client's fleet store when it has one, so every server
-// process of the fleet shares them; else in memory, per client.
+// process of the fleet shares them; else in memory, per client (for money tools only when the
+// operator said `ledger: 'memory'`: a restart starts the day again). Confirmations spent live here
+// too, so that one is used once across the fleet.
 
 /** Lagos keeps West Africa Time, UTC+1, with no daylight saving. */
 const WAT_OFFSET_MS = 3_600_000;
 /** Day totals outlive their day, so a late replay still finds nothing to recount. */
 const DAY_TTL_MS = 2 * 86_400_000;
+/** A spent confirmation is remembered past its own expiry. */
+const CONFIRMATION_TTL_MS = 15 * 60_000;
 /** How long a key's input is remembered: longer than any retry an agent makes. */
 const KEY_TTL_MS = 7 * 86_400_000;
 /** A store that takes longer refuses money movement rather than guessing the total. */
@@ -46,8 +50,8 @@ export class Ledger {
   readonly #prefix: string;
   readonly #now: () => number;
 
-  constructor(ob: OpenBanking, now: () => number) {
-    let store = ob.fleet;
+  constructor(ob: OpenBanking, now: () => number, memory: boolean) {
+    let store = memory ? undefined : ob.fleet;
     if (store === undefined) {
       store = memories.get(ob) ?? new MemoryFleetStore();
       memories.set(ob, store as MemoryFleetStore);
@@ -142,6 +146,12 @@ export class Ledger {
   async claim(scope: string, idempotencyKey: string, record: KeyRecord): Promise<boolean> {
     const key = await this.#keyKey(scope, idempotencyKey);
     return this.#call('to record the idempotency key', () => this.#store.compareAndSet(key, undefined, JSON.stringify(record), KEY_TTL_MS));
+  }
+
+  /** Spends a confirmation's nonce: true the first time, false for every later use, in any process of the fleet. */
+  async spendConfirmation(nonce: string): Promise<boolean> {
+    const key = `${this.#prefix}:confirmation:${await digest(nonce)}`;
+    return this.#call('to spend the confirmation', () => this.#store.compareAndSet(key, undefined, 'spent', CONFIRMATION_TTL_MS));
   }
 
   /** Forgets a key whose call was never sent, so it may be used again. */

@@ -1,10 +1,12 @@
 import { type CustomerSession, type CustomerSessionOptions, type OpenBanking, type OperationName, ValidationError, type ValidationIssue } from '../index.js';
 import { operations } from '../schemas.js';
-import { MONEY_OPERATIONS } from './catalog.js';
+import { kindOf } from './catalog.js';
+import { MANDATE_OPERATIONS, MONEY_OPERATIONS } from './movement.js';
 
 /**
  * What `allow` takes: an operation name (`'transfers.create'`), or `'writes'` for every POST and
- * PATCH operation that does not move money.
+ * PATCH operation that neither moves money nor creates or redirects a way money can move (money
+ * and instrument tools are listed only by name).
  * @group Agents
  */
 export type AllowName = OperationName | 'writes';
@@ -33,17 +35,29 @@ export interface McpServerOptions {
   customer?: CustomerSession;
   /**
    * Operations to list beside the reads, by name, and `'writes'` for every POST and PATCH
-   * operation that is not a money tool. Default: reads only (the GET operations and `transfers_wait`).
+   * operation that is neither a money tool (`transfers.create`, `bills.pay`,
+   * `directDebits.charge`, `accounts.holds.create`) nor an instrument tool (`directDebits.create`,
+   * `directDebits.update`, `cards.create`, `accounts.holds.update`): those two kinds are listed
+   * only by name. Default: reads only (the GET operations and `transfers_wait`).
    */
   allow?: readonly AllowName[];
-  /** Required when a money tool is allowed: both limits, in major units. */
+  /**
+   * Required when a money tool is allowed: both limits, in major units. A mandate tool
+   * (`directDebits.create`, `directDebits.update`) needs `perCall`, which its `amount` may not exceed.
+   */
   limits?: McpLimits;
   /**
-   * `'elicit'` (default): a money tool asks the person through MCP elicitation before sending.
-   * `'none'`: it does not ask (the limits still hold). Set it only where a person already
-   * approves every call some other way.
+   * `'elicit'` (default): a money or instrument tool asks the person through MCP elicitation
+   * before every send. `'none'`: it does not ask (the limits still hold). Set it only where a
+   * person already approves every call some other way.
    */
   confirm?: 'elicit' | 'none';
+  /**
+   * Where the day's totals live. Without this option they live in the client's fleet store, which
+   * money tools require; `'memory'` accepts an in-memory ledger instead (a restart starts the
+   * day again, and separate processes do not share the limits).
+   */
+  ledger?: 'memory';
   /**
    * Options of the session `connect_bank` makes once the person approves (`id`, `onTokens`,
    * `onConsentEnded`); `onTokens` receives the first token set too, so that you can store it.
@@ -60,11 +74,35 @@ export interface ResolvedMcpOptions {
   listed: ReadonlySet<OperationName>;
   limits: McpLimits | undefined;
   confirm: 'elicit' | 'none';
+  /** True when the day's totals are kept in memory (said explicitly, or no money tool and no fleet). */
+  memoryLedger: boolean;
   connect: CustomerSessionOptions | undefined;
   now: () => number;
 }
 
-const KNOWN = new Set(['customer', 'allow', 'limits', 'confirm', 'connect', 'now']);
+const KNOWN = new Set(['customer', 'allow', 'limits', 'confirm', 'ledger', 'connect', 'now']);
+
+/** The edit distance of two names, for "did you mean". */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** The allow name closest to `name`. */
+export function closestName(name: string): AllowName {
+  const names: AllowName[] = [...(Object.keys(operations) as OperationName[]), 'writes'];
+  return names.reduce((best, candidate) => (distance(name, candidate) < distance(name, best) ? candidate : best));
+}
+
+/** What `allow` takes, for messages: every operation name that is not a read, and `'writes'`. */
+export function allowNames(): string {
+  return [...(Object.keys(operations) as OperationName[]).filter((name) => kindOf(name) !== 'read'), 'writes'].join(', ');
+}
 
 function isClient(value: unknown): value is OpenBanking {
   const ob = value as Partial<OpenBanking> | null;
@@ -94,39 +132,58 @@ export function resolveMcpOptions(ob: unknown, input: McpServerOptions | undefin
   if (options.customer !== undefined && !isSession(options.customer)) issues.push({ path: 'customer', message: 'must be a customer session (ob.forCustomer(tokens))', code: 'invalid_type' });
 
   const names = Object.keys(operations) as OperationName[];
-  const listed = new Set(names.filter((name) => operations[name].method === 'GET'));
+  const listed = new Set(names.filter((name) => kindOf(name) === 'read'));
   const allow = options.allow ?? [];
   if (!Array.isArray(allow)) issues.push({ path: 'allow', message: "must be an array of operation names and 'writes'", code: 'invalid_type' });
   else {
     allow.forEach((name: unknown, i) => {
-      if (name === 'writes') for (const op of names) if (operations[op].method !== 'GET' && !MONEY_OPERATIONS.has(op)) listed.add(op);
+      if (name === 'writes') for (const op of names) if (kindOf(op) === 'write') listed.add(op);
       if (name === 'writes') return;
       if (typeof name === 'string' && Object.hasOwn(operations, name)) listed.add(name as OperationName);
-      else issues.push({ path: `allow.${i}`, message: `is not an operation name or 'writes' (e.g. 'transfers.create')`, code: 'invalid_value' });
+      else {
+        const near = typeof name === 'string' ? ` (did you mean '${closestName(name)}'?)` : '';
+        issues.push({ path: `allow.${i}`, message: `is not an operation name or 'writes'${near}; allow takes: ${allowNames()}`, code: 'invalid_value' });
+      }
     });
   }
 
   const limits = options.limits;
-  if (limits !== undefined && (typeof limits !== 'object' || limits === null)) issues.push({ path: 'limits', message: 'must be { perCall, perDay }', code: 'invalid_type' });
+  const given = typeof limits === 'object' && limits !== null;
+  if (limits !== undefined && !given) issues.push({ path: 'limits', message: 'must be { perCall, perDay }', code: 'invalid_type' });
   const moneyListed = [...listed].filter((name) => MONEY_OPERATIONS.has(name));
-  if (moneyListed.length > 0 || (typeof limits === 'object' && limits !== null)) {
-    checkLimit(issues, 'perCall', limits?.perCall);
-    checkLimit(issues, 'perDay', limits?.perDay);
-    if (typeof limits === 'object' && limits !== null) for (const key of Object.keys(limits)) if (key !== 'perCall' && key !== 'perDay') issues.push({ path: `limits.${key}`, message: 'is not a limit (perCall, perDay)', code: 'unrecognized_keys' });
-  }
+  const mandateListed = [...listed].filter((name) => MANDATE_OPERATIONS.has(name));
+  // Money needs both limits, a mandate its per-call limit; limits given without either must be whole.
+  const needed = moneyListed.length > 0 || (mandateListed.length === 0 && given) ? (['perCall', 'perDay'] as const) : mandateListed.length > 0 ? (['perCall'] as const) : [];
+  for (const name of ['perCall', 'perDay'] as const) if ((needed as readonly string[]).includes(name) || (given && limits[name] !== undefined)) checkLimit(issues, name, limits?.[name]);
+  if (given) for (const key of Object.keys(limits)) if (key !== 'perCall' && key !== 'perDay') issues.push({ path: `limits.${key}`, message: 'is not a limit (perCall, perDay)', code: 'unrecognized_keys' });
   const confirm = options.confirm ?? 'elicit';
   if (confirm !== 'elicit' && confirm !== 'none') issues.push({ path: 'confirm', message: "must be 'elicit' or 'none'", code: 'invalid_value' });
+  if (options.ledger !== undefined && options.ledger !== 'memory') issues.push({ path: 'ledger', message: "must be 'memory' (or left out: the client's fleet store)", code: 'invalid_value' });
+  const fleet = isClient(ob) ? ob.fleet : undefined;
+  if (moneyListed.length > 0 && fleet === undefined && options.ledger !== 'memory') {
+    issues.push({
+      path: 'ledger',
+      message: "money tools need a durable ledger for the day's total: give the client a fleet (its store keeps the total across restarts and processes), or accept an in-memory one explicitly with ledger: 'memory' (a restart starts the day again)",
+      code: 'ledger_required',
+    });
+  }
   if (options.connect !== undefined && (typeof options.connect !== 'object' || options.connect === null)) issues.push({ path: 'connect', message: 'must be the options of ob.forCustomer', code: 'invalid_type' });
   if (options.now !== undefined && typeof options.now !== 'function') issues.push({ path: 'now', message: 'must be a function returning milliseconds', code: 'invalid_type' });
   if (issues.length > 0) {
-    const money = issues.some((i) => i.path.startsWith('limits.') && i.code === 'missing');
-    throw new ValidationError(money ? `Money tools (${moneyListed.join(', ')}) need both limits` : 'Invalid MCP server options', issues);
+    const missing = issues.filter((i) => i.path.startsWith('limits.') && i.code === 'missing').map((i) => i.path);
+    let title = 'Invalid MCP server options';
+    if (missing.length > 0 && moneyListed.length > 0) title = `Money tools (${moneyListed.join(', ')}) need both limits`;
+    else if (missing.length > 0 && mandateListed.length > 0) title = `Mandate tools (${mandateListed.join(', ')}) need limits.perCall`;
+    else if (missing.length > 0) title = `The limits go together: ${missing.join(' and ')} is missing (limits apply to money tools, which allow lists by name)`;
+    else if (issues.some((i) => i.code === 'ledger_required')) title = `Money tools (${moneyListed.join(', ')}) need a durable ledger`;
+    throw new ValidationError(title, issues);
   }
   return {
     customer: options.customer,
     listed,
     limits: limits && { perCall: limits.perCall, perDay: limits.perDay },
     confirm,
+    memoryLedger: options.ledger === 'memory' || fleet === undefined,
     connect: options.connect,
     now: options.now ?? Date.now,
   };

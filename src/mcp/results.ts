@@ -1,20 +1,68 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isSecretField, maskText, REDACT_DEPTH } from '../core/redact.js';
 import { isApiError, isOpenBankingError } from '../index.js';
-import { IDEMPOTENCY_KEY, type OperationTool } from './catalog.js';
+import type { JsonSchema } from './json-schema.js';
+import { IDEMPOTENCY_KEY } from './movement.js';
 
-/** Card secret fields: the number keeps at most its last four characters, the rest never show. */
-const REDACTED_FIELDS = new Set(['card_cvv2', 'card_default_pin', 'card_token']);
+// What results show (DESIGN "Agents", row "results"): data masked by the SDK's own redaction rule,
+// in `structuredContent` and text alike; a card number and the customer's BVN and NIN keep their
+// last four characters, so a person can still tell one from another.
 
-/** `data` with every card secret field masked, at any depth. */
-export function maskCardSecrets(data: unknown): unknown {
-  if (Array.isArray(data)) return data.map(maskCardSecrets);
+/** Written in place of a secret value. */
+const MASKED = '[redacted]';
+
+/** The words of a normalized field name. */
+const wordsOf = (name: string): string[] =>
+  name
+    .replace(/([a-z\d])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[\s_.-]+/)
+    .filter(Boolean);
+
+/** How a field of this name is shown: whole, its last four digits, its last four characters, or not at all. */
+function maskOf(name: string): 'keep' | 'last4digits' | 'last4' | 'hide' {
+  const words = wordsOf(name);
+  if (words.includes('bvn') || words.includes('nin')) return 'last4digits';
+  if (name.toLowerCase().replace(/[\s_.-]+/g, '').includes('cardnumber') || words.includes('pan')) return 'last4';
+  return isSecretField(name) ? 'hide' : 'keep';
+}
+
+/** `data` masked for a model to read: secret fields by name at any depth, and every string by the SDK's text rule. */
+export function maskResult(data: unknown, secrets: readonly string[] = [], depth = 0): unknown {
+  if (typeof data === 'string') return scrub(maskText(data), secrets);
   if (typeof data !== 'object' || data === null) return data;
+  if (depth >= REDACT_DEPTH) return MASKED;
+  if (Array.isArray(data)) return data.map((item) => maskResult(item, secrets, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
-    if (value === null || value === undefined) out[key] = value;
-    else if (key === 'card_number') out[key] = String(value).slice(-4);
-    else if (REDACTED_FIELDS.has(key)) out[key] = '[redacted]';
-    else out[key] = maskCardSecrets(value);
+    const mask = value === null || value === undefined ? 'keep' : maskOf(key);
+    let shown: unknown;
+    if (mask === 'keep') shown = maskResult(value, secrets, depth + 1);
+    else if (mask === 'hide' || typeof value === 'object') shown = MASKED;
+    else shown = mask === 'last4' ? String(value).slice(-4) : String(value).replace(/\D/g, '').slice(-4);
+    Object.defineProperty(out, key, { value: shown, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** An output schema with every masked member declared as the string it is shown as (null where it may be null). */
+export function maskedSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(maskedSchema);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key !== 'properties' || typeof value !== 'object' || value === null) {
+      out[key] = maskedSchema(value);
+      continue;
+    }
+    out.properties = Object.fromEntries(
+      Object.entries(value as Record<string, JsonSchema>).map(([name, member]) => {
+        if (maskOf(name) === 'keep') return [name, maskedSchema(member)];
+        const nullable = JSON.stringify(member).includes('"null"');
+        const string = { type: 'string', description: 'Masked: shown in part or as [redacted].' };
+        return [name, nullable ? { anyOf: [string, { type: 'null' }] } : string];
+      }),
+    );
   }
   return out;
 }
@@ -22,16 +70,16 @@ export function maskCardSecrets(data: unknown): unknown {
 /** Replaces every known secret (the customer's tokens) wherever it appears in `text`. */
 export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join('[redacted]');
+  for (const secret of secrets) if (secret.length >= 8) out = out.split(secret).join(MASKED);
   return out;
 }
 
 /** A tool's answer: the masked data as `structuredContent` (`{ items }` for an array) and as text. */
-export function toolResult(tool: Pick<OperationTool, 'kind' | 'wrapsArray'>, data: unknown, idempotencyKey: string | undefined, secrets: readonly string[]): CallToolResult {
-  const masked = maskCardSecrets(data);
+export function toolResult(tool: { kind: string; wrapsArray: boolean }, data: unknown, idempotencyKey: string | undefined, secrets: readonly string[]): CallToolResult {
+  const masked = maskResult(data, secrets);
   const structured: Record<string, unknown> = tool.wrapsArray || Array.isArray(masked) ? { items: masked } : { ...(masked as Record<string, unknown>) };
   if (tool.kind !== 'read' && idempotencyKey !== undefined) structured[IDEMPOTENCY_KEY] = idempotencyKey;
-  return { content: [{ type: 'text', text: scrub(JSON.stringify(structured), secrets) }], structuredContent: structured };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
 /**
@@ -40,7 +88,7 @@ export function toolResult(tool: Pick<OperationTool, 'kind' | 'wrapsArray'>, dat
  */
 export class ToolRefusal extends Error {
   constructor(
-    override readonly name: 'NotConfirmed' | 'NotConnected' | 'LimitUnavailable',
+    override readonly name: 'NotConfirmed' | 'NotConnected' | 'NotAllowed' | 'LimitUnavailable',
     message: string,
   ) {
     super(message);

@@ -1,15 +1,15 @@
 import { type CallToolResult, type InputRequiredResult, McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { type CustomerSession, type OpenBanking, type RequestOptions, type Scope, ValidationError } from '../index.js';
 import { operations } from '../schemas.js';
-import { type OperationTool, operationTools } from './catalog.js';
+import { isConfirmed, type OperationTool, operationTools, toolName } from './catalog.js';
 import { type Confirmation, confirmationCodec } from './confirm.js';
 import { CONNECT_OUTPUT, CustomerLink } from './connect.js';
 import { invoke, splitArguments } from './invoke.js';
 import { asStandardSchema, type JsonSchema, jsonSchemaOf } from './json-schema.js';
 import { Ledger } from './ledger.js';
 import { type McpServerOptions, resolveMcpOptions, type ResolvedMcpOptions } from './options.js';
-import { toolError, toolResult } from './results.js';
-import { runWrite } from './writes.js';
+import { maskedSchema, ToolRefusal, toolError, toolResult } from './results.js';
+import { AttemptLog, runWrite } from './writes.js';
 import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import { version } from '../../package.json';
 
@@ -17,11 +17,17 @@ import { version } from '../../package.json';
 interface AgentState {
   ob: OpenBanking;
   options: ResolvedMcpOptions;
+  /** Every operation's tool; only those `listed` are listed and callable. */
   tools: OperationTool[];
+  listed: ReadonlySet<string>;
   link: CustomerLink;
   ledger: Ledger;
+  attempts: AttemptLog;
   codec: RequestStateCodec<Confirmation>;
 }
+
+/** One attempt log per client: its `request` events count what left the process, whichever server asks. */
+const attemptLogs = new WeakMap<OpenBanking, AttemptLog>();
 
 /** `transfers_wait` waits at most this long; the default stays inside the 60 s clients give a call. */
 const WAIT_MAX_MS = 120_000;
@@ -38,18 +44,18 @@ const WAIT_INPUT: JsonSchema = {
 };
 
 /** The scopes `connect_bank` asks consent for: those of the customer tools listed. */
-function customerScopes(tools: readonly OperationTool[]): Scope[] {
-  const names = [...tools.filter((t) => t.token !== 'client').map((t) => t.operation), 'transfers.retrieve' as const];
+function customerScopes(tools: readonly OperationTool[], listed: ReadonlySet<string>): Scope[] {
+  const names = [...tools.filter((t) => listed.has(t.name) && t.token !== 'client').map((t) => t.operation), 'transfers.retrieve' as const];
   return [...new Set(names.flatMap((name) => operations[name].scopes))].sort();
 }
 
 function instructions(state: AgentState): string {
   const { limits, confirm } = state.options;
-  const money = state.tools.filter((t) => t.kind === 'money').map((t) => t.name);
+  const money = state.tools.filter((t) => state.listed.has(t.name) && t.kind === 'money').map((t) => t.name);
   const lines = ['Open Banking Nigeria for one customer, through the openbanking-ng client. Every tool is one API call; results mask card secrets.'];
   if (state.link.session === undefined) lines.push('No customer is connected yet: call connect_bank and give the person the address and code it returns.');
   if (money.length === 0) lines.push('Money movement is not enabled on this server.');
-  else lines.push(`Money tools (${money.join(', ')}) stay within ${limits!.perCall} per call and ${limits!.perDay} per Lagos day${confirm === 'elicit' ? ', and the person confirms each one' : ''}.`);
+  else lines.push(`Money tools (${money.join(', ')}) stay within ${limits!.perCall} per call and ${limits!.perDay} per Lagos day${confirm === 'elicit' ? ', and the person confirms each one' : ''}. Amounts are in naira (NGN) with at most two decimals.`);
   lines.push('To retry a write, repeat its idempotency_key with the same arguments; after a transfer, call transfers_wait rather than sending it again.');
   return lines.join(' ');
 }
@@ -73,9 +79,9 @@ async function callOperation(state: AgentState, server: McpServer, tool: Operati
     // Every tool call is a logical call of the client, its span naming the tool.
     const options: RequestOptions = { spanAttributes: { 'openbanking.mcp.tool': tool.name }, signal: ctx.mcpReq.signal };
     if (tool.kind === 'read') return toolResult(tool, await invoke(target, tool, splitArguments(tool, args), options), undefined, secretsOf(state));
-    const { ledger, codec, options: o } = state;
+    const { ledger, attempts, codec, options: o } = state;
     const customerId = target === state.ob ? undefined : (target as CustomerSession).id;
-    return await runWrite({ server, ctx, tool, args, target, customerId, ledger, codec, limits: o.limits, confirm: o.confirm, options, secrets: secretsOf(state) });
+    return await runWrite({ server, ctx, tool, args, target, customerId, ledger, attempts, codec, limits: o.limits, confirm: o.confirm, options, secrets: secretsOf(state) });
   } catch (error) {
     return toolError(error, secretsOf(state));
   }
@@ -96,41 +102,68 @@ async function waitForTransfer(state: AgentState, args: Record<string, unknown>,
   }
 }
 
-/** One server instance over the shared state: the listed tools, and nothing else. */
+/** The refusal of a tool the operator did not list: which `allow` name would list it; nothing is sent. */
+function notAllowed(tool: OperationTool): CallToolResult {
+  const names = tool.kind === 'write' ? `'${tool.operation}' (or 'writes')` : `'${tool.operation}'`;
+  const refusal = new ToolRefusal(
+    'NotAllowed',
+    `${tool.name} is not enabled on this server, so nothing was sent. The operator enables it with allow: [${names}] (openbanking-ng-mcp --allow ${tool.kind === 'write' ? `${tool.operation} or --allow writes` : tool.operation})${isConfirmed(tool.kind) ? '; the person then confirms every call' : ''}.`,
+  );
+  return toolError(refusal, []);
+}
+
+/** A tool as tools/list shows it. */
+interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: Record<string, unknown>;
+}
+
+/**
+ * One server instance over the shared state. Every operation's tool is registered, so that calling
+ * an unlisted one answers which `allow` name would list it; tools/list shows the listed ones only.
+ */
 function buildServer(state: AgentState): McpServer {
-  const server = new McpServer({ name: 'openbanking-ng', version }, { capabilities: { tools: { listChanged: false } }, instructions: instructions(state), requestState: { verify: state.codec.verify } });
+  const server = new McpServer({ name: 'openbanking-ng', version }, { capabilities: { tools: { listChanged: false } }, instructions: instructions(state) });
+  const listed: ListedTool[] = [];
+  const register = (tool: ListedTool, run: (args: Record<string, unknown>, ctx: ServerContext) => Promise<CallToolResult | InputRequiredResult>, list = true) => {
+    const { name, inputSchema, outputSchema, ...meta } = tool;
+    server.registerTool(name, { ...meta, inputSchema: asStandardSchema(inputSchema), outputSchema: asStandardSchema(outputSchema) }, run);
+    if (list) listed.push(tool);
+  };
   for (const tool of state.tools) {
-    server.registerTool(
-      tool.name,
-      { title: tool.operation, description: tool.description, inputSchema: asStandardSchema(tool.inputSchema), outputSchema: asStandardSchema(tool.outputSchema), annotations: tool.annotations },
-      (args, ctx) => callOperation(state, server, tool, args, ctx),
-    );
+    const shown = { name: tool.name, title: tool.operation, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { ...tool.annotations } };
+    const enabled = state.listed.has(tool.name);
+    register(shown, enabled ? (args, ctx) => callOperation(state, server, tool, args, ctx) : async () => notAllowed(tool), enabled);
   }
-  const wait = jsonSchemaOf(operations['transfers.retrieve'].response!, 'output');
-  server.registerTool(
-    'transfers_wait',
+  const wait = maskedSchema(jsonSchemaOf(operations['transfers.retrieve'].response!, 'output')) as JsonSchema;
+  register(
     {
+      name: 'transfers_wait',
       title: 'transfers.waitForCompletion',
       description: `Waits for a transfer to settle: polls transfers.retrieve (1 s, then 2, 4, 8 … s apart) until its status is final, for at most timeout ms. Never sends the transfer again.`,
-      inputSchema: asStandardSchema(WAIT_INPUT),
-      outputSchema: asStandardSchema(wait),
+      inputSchema: WAIT_INPUT,
+      outputSchema: wait,
       annotations: { readOnlyHint: true, idempotentHint: true },
     },
     (args, ctx) => waitForTransfer(state, args, ctx),
   );
   if (state.options.customer === undefined) {
-    server.registerTool(
-      'connect_bank',
+    register(
       {
+        name: 'connect_bank',
         title: 'Connect the customer',
         description: "Starts the bank's device-code consent for the scopes of the customer tools: returns the address and the code the person enters there. The customer tools work once they approve.",
-        inputSchema: asStandardSchema({ type: 'object', properties: {}, additionalProperties: false }),
-        outputSchema: asStandardSchema(CONNECT_OUTPUT),
+        inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+        outputSchema: CONNECT_OUTPUT,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       },
       async () => {
         try {
-          const answer = await state.link.connect(customerScopes(state.tools));
+          const answer = await state.link.connect(customerScopes(state.tools, state.listed));
           return { content: [{ type: 'text', text: answer.message }], structuredContent: { ...answer } };
         } catch (error) {
           return toolError(error, []);
@@ -138,6 +171,9 @@ function buildServer(state: AgentState): McpServer {
       },
     );
   }
+  // tools/list shows what the operator listed; the SDK's own listing would show every registered tool.
+  server.server.removeRequestHandler('tools/list');
+  server.server.setRequestHandler('tools/list', () => ({ tools: listed as never }));
   return server;
 }
 
@@ -163,14 +199,22 @@ export function createMcpServerFactory(ob: OpenBanking, options?: McpServerOptio
   return () => buildServer(state);
 }
 
+function attemptLogOf(ob: OpenBanking): AttemptLog {
+  let log = attemptLogs.get(ob);
+  if (!log) attemptLogs.set(ob, (log = new AttemptLog(ob)));
+  return log;
+}
+
 function agentState(ob: OpenBanking, options: McpServerOptions | undefined): AgentState {
   const resolved = resolveMcpOptions(ob, options);
   return {
     ob,
     options: resolved,
-    tools: operationTools().filter((tool) => resolved.listed.has(tool.operation)),
+    tools: operationTools(),
+    listed: new Set([...resolved.listed].map(toolName)),
     link: new CustomerLink(ob, resolved.customer, resolved.connect),
-    ledger: new Ledger(ob, resolved.now),
+    ledger: new Ledger(ob, resolved.now, resolved.memoryLedger),
+    attempts: attemptLogOf(ob),
     codec: confirmationCodec(),
   };
 }

@@ -1,11 +1,36 @@
 import type { CallToolResult, InputRequiredResult, McpServer, RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
-import { type CustomerSession, isCipherError, isOAuthError, isValidationError, type OpenBanking, type RequestOptions, ValidationError } from '../index.js';
-import type { OperationTool } from './catalog.js';
-import { answerOf, askPerson, canAskPerson, type Confirmation, confirmationMessage, type MoneyMovement } from './confirm.js';
-import { type CallInput, checkedBody, invoke, splitArguments } from './invoke.js';
+import { type CustomerSession, isConnectionError, isTimeoutError, type OpenBanking, type RequestOptions, ValidationError } from '../index.js';
+import { isConfirmed, type OperationTool } from './catalog.js';
+import { answerOf, askPerson, canAskPerson, type Confirmation } from './confirm.js';
+import { type CallInput, invoke, splitArguments } from './invoke.js';
 import { inputDigest, type Ledger, toMinor } from './ledger.js';
+import { confirmationText, MANDATE_OPERATIONS, type Movement, movementOf } from './movement.js';
 import type { McpLimits } from './options.js';
 import { ToolRefusal, toolResult } from './results.js';
+
+/** Counts the attempts the client sent under each idempotency key, from its `request` events. */
+export class AttemptLog {
+  readonly #counts = new Map<string, number>();
+
+  constructor(ob: OpenBanking) {
+    ob.on('request', (event) => {
+      const count = this.#counts.get(event.idempotencyKey);
+      if (count !== undefined) this.#counts.set(event.idempotencyKey, count + 1);
+    });
+  }
+
+  /** Counts the attempts of the call under `key` while `run` runs; resolves with its outcome and the count. */
+  async watch<T>(key: string, run: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown; attempts: number }> {
+    this.#counts.set(key, 0);
+    try {
+      return { ok: true, value: await run() };
+    } catch (error) {
+      return { ok: false, error, attempts: this.#counts.get(key) ?? 0 };
+    } finally {
+      this.#counts.delete(key);
+    }
+  }
+}
 
 /** What a write tool's call works with. */
 export interface WriteCall {
@@ -17,6 +42,7 @@ export interface WriteCall {
   /** The customer session's `id`: the scope of the day totals and keys (the server's without one). */
   customerId: string | undefined;
   ledger: Ledger;
+  attempts: AttemptLog;
   codec: RequestStateCodec<Confirmation>;
   limits: McpLimits | undefined;
   confirm: 'elicit' | 'none';
@@ -24,114 +50,119 @@ export interface WriteCall {
   secrets: readonly string[];
 }
 
-type Args = { params: Record<string, unknown>; body: Record<string, unknown> };
-const text = (value: unknown): string => String(value ?? '?');
-
-/** How each money tool's movement reads to the person: source, destination, narration. */
-const MOVEMENTS: Record<string, (a: Args) => Pick<MoneyMovement, 'source' | 'destination' | 'narration'>> = {
-  'transfers.create': ({ body: b }) => ({
-    source: `account ${text(b.source_account_number)}`,
-    destination: `account ${text(b.destination_account_number)} at bank ${text(b.destination_bank_code)}`,
-    narration: b.narration as string | undefined,
-  }),
-  'bills.pay': ({ params: p, body: b }) => ({
-    source: `account ${text(b.source_account_number)}`,
-    destination: `biller ${text(p.biller_id)} (category ${text(p.category_id)}), bill reference ${text(p.bill_reference)}`,
-    narration: undefined,
-  }),
-  'directDebits.charge': ({ params: p, body: b }) => ({
-    source: `the account that mandate ${text(p.mandate_id)} debits`,
-    destination: `the beneficiary of mandate ${text(p.mandate_id)}`,
-    narration: b.narration as string | undefined,
-  }),
-  'accounts.holds.create': ({ params: p, body: b }) => ({
-    source: `account ${text(p.account_number)} (held there, not moved)`,
-    destination: `hold ${text(b.reference)} until ${text(b.hold_end_timestamp)}`,
-    narration: b.narration as string | undefined,
-  }),
-};
-
-function movementOf(tool: OperationTool, input: CallInput, body: Record<string, unknown>): MoneyMovement {
-  const params = Object.fromEntries(tool.params.map((name, i) => [name, input.params[i]]));
-  const described = MOVEMENTS[tool.operation]!({ params, body });
-  return { tool: tool.name, amount: body.amount as number, currency: typeof body.currency === 'string' ? body.currency : 'NGN', ...described };
-}
-
-const over = (path: string, message: string, code: string) => new ValidationError('Refused by the limits of this server', [{ path, message: `${message}; nothing was sent`, code }]);
+const refused = (path: string, message: string, code: string) => new ValidationError('Refused by the limits of this server', [{ path, message: `${message}; nothing was sent`, code }]);
 
 function keyReused(): ValidationError {
   return new ValidationError('Refused', [{ path: 'idempotency_key', message: 'was already sent with other arguments: use a new key for a new call, the same arguments to retry', code: 'idempotency_key_reused' }]);
 }
 
-/** A failure that proves nothing left the process: the amount and the key are given back. */
-const neverSent = (error: unknown): boolean => isValidationError(error) || isOAuthError(error) || isCipherError(error);
+/** A connection the host refused, or a name that did not resolve: nothing was written. */
+function refusedBeforeWritten(error: unknown): boolean {
+  if (!isConnectionError(error) || isTimeoutError(error)) return false;
+  for (let cause: unknown = error, i = 0; cause instanceof Error && i < 8; cause = cause.cause, i++) {
+    const code = (cause as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return true;
+  }
+  return false;
+}
 
 /**
- * A write tool: a repeated key with the same input is sent again as it is; a money tool is held to
- * the limits, confirmed by the person, and counted against the day before it is sent.
+ * No attempt of the call left the process: the SDK refused it before sending, or its only attempt
+ * met a refused connection. Any other failure may have reached the provider (DESIGN, "limits").
+ */
+const neverSent = (outcome: { error: unknown; attempts: number }): boolean => outcome.attempts === 0 || (outcome.attempts === 1 && refusedBeforeWritten(outcome.error));
+
+/** The per-call and daily limits, before asking and before sending; resolves to what was sent today (kobo). */
+async function checkLimits(call: WriteCall, m: Movement, scope: string, day: string): Promise<number> {
+  const { limits, ledger } = call;
+  if (!limits || m.amount === undefined) return 0;
+  if (toMinor(m.amount) > toMinor(limits.perCall)) {
+    const what = MANDATE_OPERATIONS.has(m.operation) ? 'per debit of this mandate' : '';
+    throw refused('amount', `${m.amount} NGN ${what ? `${what} ` : ''}is over the per-call limit (limits.perCall) of ${limits.perCall} NGN`, 'per_call_limit');
+  }
+  if (call.tool.kind !== 'money') return 0;
+  const spent = await ledger.spent(scope, day);
+  if (spent + toMinor(m.amount) > toMinor(limits.perDay)) throw overDay(m.amount, spent, limits, day);
+  return spent;
+}
+
+function overDay(amount: number, spentMinor: number, limits: McpLimits, day: string): ValidationError {
+  const spent = spentMinor / 100;
+  return refused(
+    'amount',
+    `${amount} NGN would bring the total sent on ${day} (Lagos) to ${spent + amount} NGN, over the daily limit (limits.perDay) of ${limits.perDay} NGN (${spent} NGN already sent)`,
+    'per_day_limit',
+  );
+}
+
+/**
+ * A write tool: a repeated key with the same input is sent again as it is; a money or instrument
+ * tool takes only what the person is shown, is held to the limits, is confirmed by the person
+ * (once per confirmation, under the key it names), and a money tool counts against the day
+ * before it is sent, its amount given back only when no attempt left the process.
  */
 export async function runWrite(call: WriteCall): Promise<CallToolResult | InputRequiredResult> {
   const { tool, ledger, limits } = call;
-  const input = splitArguments(tool, call.args);
+  const movement = isConfirmed(tool.kind) ? await movementOf(tool, call.args, call.target, call.options) : undefined;
+  const input: CallInput = movement ? { params: movement.params, payload: movement.body, idempotencyKey: movement.idempotencyKey } : splitArguments(tool, call.args);
   const scope = await ledger.scope(call.customerId);
-  const digest = await inputDigest(tool.name, call.args);
+  const digest = await inputDigest(tool.name, movement?.bound ?? call.args);
   const send = async (key: string) => toolResult(tool, await invoke(call.target, tool, input, { ...call.options, idempotencyKey: key }), key, call.secrets);
-
-  if (input.idempotencyKey !== undefined) {
-    const record = await ledger.record(scope, input.idempotencyKey);
+  const replay = async (key: string) => {
+    const record = await ledger.record(scope, key);
+    if (record === undefined) return undefined;
     // The provider replays a key it has seen: nothing is asked, counted or moved twice.
-    if (record !== undefined) {
-      if (record.input !== digest) throw keyReused();
-      return send(input.idempotencyKey);
-    }
-  }
+    if (record.input !== digest) throw keyReused();
+    return send(key);
+  };
 
-  let minor = 0;
+  let key = input.idempotencyKey;
+  if (key !== undefined) {
+    const replayed = await replay(key);
+    if (replayed) return replayed;
+  }
   const day = ledger.today();
-  if (tool.kind === 'money' && limits) {
-    const movement = movementOf(tool, input, checkedBody(tool, input));
-    minor = toMinor(movement.amount);
-    if (minor > toMinor(limits.perCall)) throw over('amount', `${movement.amount} ${movement.currency} is over the per-call limit (limits.perCall) of ${limits.perCall} ${movement.currency}`, 'per_call_limit');
-    const spent = await ledger.spent(scope, day);
-    if (spent + minor > toMinor(limits.perDay)) throw overDay(movement, spent, limits, day);
-    if (call.confirm === 'elicit' && answerOf(call.ctx, digest) === 'ask') {
-      if (!canAskPerson(call.server, call.ctx)) {
-        throw new ToolRefusal('NotConfirmed', 'This MCP client cannot ask the person to confirm (it declared no form elicitation capability): nothing was sent. Use a client that supports elicitation.');
+  if (movement) {
+    const spent = await checkLimits(call, movement, scope, day);
+    if (call.confirm === 'elicit') {
+      const answer = await answerOf(call.ctx, call.codec, digest, key, (nonce) => ledger.spendConfirmation(nonce));
+      if (answer === 'ask') {
+        if (!canAskPerson(call.server, call.ctx)) {
+          throw new ToolRefusal('NotConfirmed', 'This MCP client cannot ask the person to confirm (it declared no form elicitation capability): nothing was sent. Use a client that supports elicitation.');
+        }
+        const shown = confirmationText(movement, limits && { date: day, spent: spent / 100, perCall: limits.perCall, perDay: limits.perDay });
+        return askPerson(shown, call.codec, { input: digest, key: key ?? crypto.randomUUID() }, call.ctx);
       }
-      return askPerson(confirmationMessage(movement, limits, spent / 100), call.codec, digest);
+      // The confirmation names the key: a second send under it is the provider's replay, never a new movement.
+      key = answer.key;
+      if (input.idempotencyKey === undefined) {
+        const replayed = await replay(key);
+        if (replayed) return replayed;
+      }
     }
   }
 
-  const key = input.idempotencyKey ?? crypto.randomUUID();
+  key ??= crypto.randomUUID();
   const record = { input: digest };
   if (!(await ledger.claim(scope, key, record))) {
     // Another call recorded this key first: the same input is a repeat, other input a reuse.
-    if ((await ledger.record(scope, key))?.input !== digest) throw keyReused();
-    return send(key);
+    return (await replay(key)) ?? Promise.reject(keyReused());
   }
+  const minor = tool.kind === 'money' && movement?.amount !== undefined ? toMinor(movement.amount) : 0;
   if (minor > 0 && limits) {
     const reserved = await ledger.reserve(scope, day, minor, toMinor(limits.perDay));
     if (!reserved.added) {
       await ledger.unclaim(scope, key, record);
-      throw overDay(movementOf(tool, input, input.payload ?? {}), reserved.total, limits, day);
+      throw overDay(movement!.amount!, reserved.total, limits, day);
     }
   }
-  try {
-    return await send(key);
-  } catch (error) {
-    if (neverSent(error)) {
-      if (minor > 0) await ledger.release(scope, day, minor);
-      await ledger.unclaim(scope, key, record);
-    }
-    throw error;
+  const sentKey = key;
+  const outcome = await call.attempts.watch(sentKey, () => send(sentKey));
+  if (outcome.ok) return outcome.value;
+  if (neverSent(outcome)) {
+    if (minor > 0) await ledger.release(scope, day, minor);
+    await ledger.unclaim(scope, sentKey, record);
   }
+  throw outcome.error;
 }
 
-function overDay(m: MoneyMovement, spentMinor: number, limits: McpLimits, day: string): ValidationError {
-  const spent = spentMinor / 100;
-  return over(
-    'amount',
-    `${m.amount} ${m.currency} would bring the total sent on ${day} (Lagos) to ${spent + m.amount} ${m.currency}, over the daily limit (limits.perDay) of ${limits.perDay} ${m.currency} (${spent} ${m.currency} already sent)`,
-    'per_day_limit',
-  );
-}

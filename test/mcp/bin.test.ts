@@ -20,7 +20,7 @@ import { ALL_SCOPES, APP, textOf, TRANSFER } from './support.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const out = `${root}node_modules/.cache/openbanking-ng-mcp-bin-${process.pid}`;
 const BIN = `${out}/bin/openbanking-ng-mcp.js`;
-const MONEY = ['--allow', 'transfers.create', '--max-amount', '50000', '--daily-amount', '60000'];
+const MONEY = ['--allow', 'transfers.create', '--max-amount', '50000', '--daily-amount', '60000', '--ledger', 'memory'];
 const POSTS = { path: '/openapi/v1/transactions/transfer', method: 'POST' } as const;
 
 beforeAll(async () => {
@@ -165,10 +165,12 @@ describe('openbanking-ng-mcp --http', () => {
   }
 
   it('serves both client lines on 127.0.0.1; money tools ask the person over HTTP too', async () => {
-    const url = new URL(await serve(MONEY));
+    const token = 'mcp-token-SENTINEL-2c7e';
+    const url = new URL(await serve(MONEY, { OB_MCP_TOKEN: token }));
     expect(url.hostname).toBe('127.0.0.1');
-    const modern = await v2Client({ versionNegotiation: { mode: { pin: '2026-07-28' } } }, new StreamableHTTPClientTransport(url));
-    const legacy = await v1Client(new StreamableHTTPClientTransportV1(url));
+    const requestInit = { headers: { authorization: `Bearer ${token}` } };
+    const modern = await v2Client({ versionNegotiation: { mode: { pin: '2026-07-28' } } }, new StreamableHTTPClientTransport(url, { requestInit }));
+    const legacy = await v1Client(new StreamableHTTPClientTransportV1(url, { requestInit }));
     try {
       for (const agent of [modern, legacy]) {
         expect(await agent.tools()).toContain('transfers_create');

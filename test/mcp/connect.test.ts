@@ -66,7 +66,7 @@ describe('connect_bank', () => {
   it('a denied approval: customer tools say so, and connect_bank starts again', async () => {
     const { sandbox, ob } = connecting();
     const { v2 } = await import('./support.js');
-    const agent = await v2(createMcpServer(ob, { allow: ['transfers.create'], limits: { perCall: 1, perDay: 1 } }));
+    const agent = await v2(createMcpServer(ob, { allow: ['transfers.create'], limits: { perCall: 1, perDay: 1 }, ledger: 'memory' }));
     const first = (await agent.call('connect_bank')).structuredContent as { user_code: string };
     expect(textOf(await agent.call('connect_bank'))).toMatch(/transfers\.transactions\.create/);
     sandbox.denyDeviceCode(first.user_code);

@@ -15,7 +15,7 @@ describe('the day and whose day it is', () => {
   it('the day is the calendar day in Lagos (UTC+1): 23:00 UTC starts the next one', async () => {
     let now = at('2026-11-26T22:30:00Z'); // 23:30 in Lagos
     const { sandbox, ob, session } = bank();
-    const agent = await v2(createMcpServer(ob, { customer: session, allow: ['transfers.create'], limits: { perCall: 10_000, perDay: 10_000 }, now: () => now }));
+    const agent = await v2(createMcpServer(ob, { customer: session, allow: ['transfers.create'], limits: { perCall: 10_000, perDay: 10_000 }, ledger: 'memory', now: () => now }));
     expect((await agent.call('transfers_create', { ...TRANSFER, amount: 10_000 })).isError).toBeFalsy();
     const refused = await agent.call('transfers_create', { ...TRANSFER, amount: 1 });
     expect(textOf(refused)).toMatch(/2026-11-26 \(Lagos\).*perDay/);
@@ -28,7 +28,7 @@ describe('the day and whose day it is', () => {
   it('per customer session id: two servers for the same id share the day, another id has its own', async () => {
     const { sandbox, ob, tokens } = bank();
     const limits = { perCall: 10_000, perDay: 10_000 };
-    const server = (id: string) => createMcpServer(ob, { customer: ob.forCustomer(tokens, { id }), allow: ['transfers.create'], limits });
+    const server = (id: string) => createMcpServer(ob, { customer: ob.forCustomer(tokens, { id }), allow: ['transfers.create'], limits, ledger: 'memory' });
     const [a, b, other] = await Promise.all([v2(server('customer-1')), v1(server('customer-1')), v2(server('customer-2'))]);
     expect((await a.call('transfers_create', { ...TRANSFER, amount: 6_000 })).isError).toBeFalsy();
     expect(textOf(await b.call('transfers_create', { ...TRANSFER, amount: 6_000 }))).toMatch(/perDay/);
@@ -42,10 +42,10 @@ describe('the day and whose day it is', () => {
     const narrow = sandbox.issueTokens({ clientId: APP.clientId, scope: ALL_SCOPES.filter((s) => s !== 'transfers.transactions.create'), kind: 'customer' });
     const wide = sandbox.issueTokens({ clientId: APP.clientId, scope: ALL_SCOPES, kind: 'customer' });
     const limits = { perCall: 10_000, perDay: 10_000 };
-    const refused = await v2(createMcpServer(ob, { customer: ob.forCustomer(narrow, { id: 'c' }), allow: ['transfers.create'], limits }));
+    const refused = await v2(createMcpServer(ob, { customer: ob.forCustomer(narrow, { id: 'c' }), allow: ['transfers.create'], limits, ledger: 'memory' }));
     expect(textOf(await refused.call('transfers_create', { ...TRANSFER, amount: 10_000, idempotency_key: 'k-1' }))).toMatch(/^ValidationError: .*transfers\.transactions\.create/);
     expect(apiCalls(sandbox)).toBe(0);
-    const allowed = await v2(createMcpServer(ob, { customer: ob.forCustomer(wide, { id: 'c' }), allow: ['transfers.create'], limits }));
+    const allowed = await v2(createMcpServer(ob, { customer: ob.forCustomer(wide, { id: 'c' }), allow: ['transfers.create'], limits, ledger: 'memory' }));
     // The whole day is still there, and the key was never used.
     expect((await allowed.call('transfers_create', { ...TRANSFER, amount: 10_000, idempotency_key: 'k-1' })).isError).toBeFalsy();
     expect(sandbox.payments()).toHaveLength(1);
@@ -54,7 +54,7 @@ describe('the day and whose day it is', () => {
 
   it('calls at once cannot pass the day together: of two that each fit, only one is sent', async () => {
     const { sandbox, ob, session } = bank();
-    const agent = await v2(createMcpServer(ob, { customer: session, allow: ['transfers.create'], limits: { perCall: 10_000, perDay: 10_000 } }));
+    const agent = await v2(createMcpServer(ob, { customer: session, allow: ['transfers.create'], limits: { perCall: 10_000, perDay: 10_000 }, ledger: 'memory' }));
     const results = await Promise.all([agent.call('transfers_create', { ...TRANSFER, amount: 6_000 }), agent.call('transfers_create', { ...TRANSFER, amount: 6_000 })]);
     expect(results.filter((r) => r.isError).map(textOf)).toEqual([expect.stringMatching(/perDay/)]);
     expect(sandbox.payments()).toHaveLength(1);
@@ -65,13 +65,13 @@ describe('the day and whose day it is', () => {
 describe('the other money tools: each asks, each counts', () => {
   it('bills.pay, directDebits.charge and accounts.holds.create are confirmed, and share the day with transfers', async () => {
     const { sandbox, ob, session } = bank();
-    const agent = await v2(createMcpServer(ob, { customer: session, allow: ['bills.pay', 'directDebits.charge', 'accounts.holds.create', 'transfers.create'], limits: { perCall: 20_000, perDay: 30_000 } }));
+    const agent = await v2(createMcpServer(ob, { customer: session, allow: ['bills.pay', 'directDebits.charge', 'accounts.holds.create', 'transfers.create'], limits: { perCall: 20_000, perDay: 30_000 }, ledger: 'memory' }));
     const bill = await agent.call('bills_pay', { category_id: 3, biller_id: 'DSTV', bill_reference: '7012345678', amount: 12_500, source_account_number: '0123456789', payer_info: { name: 'Ada Obi' } });
     expect(bill.isError, textOf(bill)).toBeFalsy();
-    expect(agent.asked.at(-1)).toMatch(/12500 NGN[\s\S]*account 0123456789[\s\S]*biller DSTV/);
+    expect(agent.asked.at(-1)).toMatch(/12500 NGN[\s\S]*account "0123456789"[\s\S]*biller "DSTV"/);
     const charge = await agent.call('directDebits_charge', { mandate_id: 'MAN000000001', amount: 15_000, narration: 'June membership' });
     expect(charge.isError, textOf(charge)).toBeFalsy();
-    expect(agent.asked.at(-1)).toMatch(/15000 NGN[\s\S]*mandate MAN000000001[\s\S]*June membership/);
+    expect(agent.asked.at(-1)).toMatch(/15000 NGN[\s\S]*mandate "MAN000000001"[\s\S]*June membership/);
     const hold = await agent.call('accounts_holds_create', { account_number: '0123456789', reference: 'HOLD-1', amount: 2_500, narration: 'Deposit', hold_start_timestamp: '2026-11-26', hold_end_timestamp: '2026-12-26', status: 'ACTIVE' });
     expect(hold.isError, textOf(hold)).toBeFalsy();
     expect(agent.asked).toHaveLength(3);

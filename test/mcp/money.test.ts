@@ -13,7 +13,7 @@ describe.each(LINES)('money tools, driven by the %s', (_line, connect) => {
   });
   const setup = async (elicit: Answer = 'accept', options: { limits?: typeof LIMITS; confirm?: 'elicit' | 'none' } = {}) => {
     const b = bank();
-    const agent = await connect(b.ob, { customer: b.session, allow: ['transfers.create'], limits: options.limits ?? LIMITS, ...(options.confirm ? { confirm: options.confirm } : {}) }, elicit);
+    const agent = await connect(b.ob, { customer: b.session, allow: ['transfers.create'], limits: options.limits ?? LIMITS, ledger: 'memory', ...(options.confirm ? { confirm: options.confirm } : {}) }, elicit);
     agents.push(agent);
     return { ...b, agent };
   };

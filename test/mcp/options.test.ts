@@ -42,7 +42,7 @@ describe('createMcpServer options', () => {
         return e as ValidationError;
       }
     })();
-    expect(error?.issues.map((i) => i.path).sort()).toEqual(['allow.0', 'confirm', 'customer', 'extra', 'limits.perCall', 'limits.perDay']);
+    expect(error?.issues.map((i) => i.path).sort()).toEqual(['allow.0', 'confirm', 'customer', 'extra', 'ledger', 'limits.perCall', 'limits.perDay']);
     expect(() => createMcpServer({} as never)).toThrow(ValidationError);
   });
 });

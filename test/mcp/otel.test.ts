@@ -17,7 +17,7 @@ describe('spans of tool calls', () => {
   it('the call span carries openbanking.mcp.tool, for reads and for a confirmed transfer, from both client lines', async () => {
     const { ob, session } = bank();
     instrument(ob, { tracerProvider: t.tracerProvider, meterProvider: t.meterProvider });
-    const options = { customer: session, allow: ['transfers.create' as const], limits: { perCall: 50_000, perDay: 200_000 } };
+    const options = { customer: session, allow: ['transfers.create' as const], limits: { perCall: 50_000, perDay: 200_000 }, ledger: 'memory' as const };
     const a = await v2(createMcpServer(ob, options));
     const b = await v1(createMcpServer(ob, options));
     await a.call('accounts_list');

@@ -41,7 +41,7 @@ describe.each(LINES)('results for the %s', (_line, connect) => {
 
   it("an ApiError: class, message, status and the call's idempotency key, as the sandbox saw it", async () => {
     const { sandbox, ob, session } = bank();
-    const agent = await connect(ob, { customer: session, allow: ['transfers.create'], limits: { perCall: 50_000, perDay: 200_000 } });
+    const agent = await connect(ob, { customer: session, allow: ['transfers.create'], limits: { perCall: 50_000, perDay: 200_000 }, ledger: 'memory' });
     const missing = await agent.call('accounts_balances_retrieve', { account_number: '0000000000' });
     expect(missing.isError).toBe(true);
     expect(missing.structuredContent).toBeUndefined();
@@ -62,7 +62,7 @@ describe('no client secret or token in any result or error', () => {
     const results = [];
     const agents: Agent[] = [];
     for (const [, connect] of LINES) {
-      const agent = await connect(ob, { customer: session, allow: ['writes', 'transfers.create'], limits: { perCall: 50_000, perDay: 60_000 } });
+      const agent = await connect(ob, { customer: session, allow: ['writes', 'cards.create', 'transfers.create'], limits: { perCall: 50_000, perDay: 60_000 }, ledger: 'memory' });
       agents.push(agent);
       results.push(await agent.call('customers_retrieve'), await agent.call('transfers_create', TRANSFER), await agent.call('transfers_create', { ...TRANSFER, amount: 60_000 }));
       results.push(await agent.call('cards_create', validCard()), await agent.call('accounts_list', { extra: tokens.access_token }));

@@ -9,9 +9,11 @@ import { type Agent, apiCalls, bank, LINES, textOf, TRANSFER } from './support.j
 const NAMES = Object.keys(operations) as OperationName[];
 const GETS = NAMES.filter((n) => operations[n].method === 'GET');
 const MONEY = ['transfers.create', 'bills.pay', 'directDebits.charge', 'accounts.holds.create'];
-const WRITES = NAMES.filter((n) => operations[n].method !== 'GET' && !MONEY.includes(n));
+const INSTRUMENTS = ['directDebits.create', 'directDebits.update', 'cards.create', 'accounts.holds.update'];
+const WRITES = NAMES.filter((n) => operations[n].method !== 'GET' && !MONEY.includes(n) && !INSTRUMENTS.includes(n));
 const tool = (name: string) => name.replaceAll('.', '_');
 const LIMITS = { perCall: 50_000, perDay: 200_000 };
+const LEDGER = 'memory' as const;
 
 describe.each(LINES)('tools, listed to the %s', (_line, connect) => {
   const agents: Agent[] = [];
@@ -29,7 +31,7 @@ describe.each(LINES)('tools, listed to the %s', (_line, connect) => {
     const agent = await open(ob, { customer: session });
     const listed = (await agent.listTools()).map((t) => t.name).sort();
     expect(listed).toEqual([...GETS.map(tool), 'transfers_wait'].sort());
-    for (const name of [...WRITES, ...MONEY].map(tool)) {
+    for (const name of [...WRITES, ...INSTRUMENTS, ...MONEY].map(tool)) {
       const refused = await agent.call(name, name === 'transfers_create' ? TRANSFER : {}).catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }));
       expect(refused.isError, name).toBe(true);
       expect(textOf(refused)).toContain(name);
@@ -38,7 +40,7 @@ describe.each(LINES)('tools, listed to the %s', (_line, connect) => {
     expect(sandbox.payments()).toHaveLength(0);
   });
 
-  it("allow names one operation; 'writes' adds every POST and PATCH that moves no money, never a money tool", async () => {
+  it("allow names one operation; 'writes' adds every POST and PATCH that moves no money, never a money or instrument tool", async () => {
     const { ob, session } = bank();
     const one = await open(ob, { customer: session, allow: ['cards.create'] });
     expect((await one.listTools()).map((t) => t.name)).toContain('cards_create');
@@ -46,14 +48,14 @@ describe.each(LINES)('tools, listed to the %s', (_line, connect) => {
     const writes = await open(ob, { customer: session, allow: ['writes'] });
     const listed = (await writes.listTools()).map((t) => t.name);
     for (const name of WRITES) expect(listed, name).toContain(tool(name));
-    for (const name of MONEY) expect(listed, name).not.toContain(tool(name));
-    const money = await open(ob, { customer: session, allow: ['writes', 'transfers.create'], limits: LIMITS });
+    for (const name of [...MONEY, ...INSTRUMENTS]) expect(listed, name).not.toContain(tool(name));
+    const money = await open(ob, { customer: session, allow: ['writes', 'transfers.create'], limits: LIMITS, ledger: LEDGER });
     expect((await money.listTools()).map((t) => t.name)).toContain('transfers_create');
   });
 
   it('schemas: path parameters by name and required, query and body fields, idempotency_key on writes; output from the response, arrays as { items }', async () => {
     const { ob, session } = bank();
-    const agent = await open(ob, { customer: session, allow: ['writes', ...MONEY] as never, limits: LIMITS });
+    const agent = await open(ob, { customer: session, allow: ['writes', ...INSTRUMENTS, ...MONEY] as never, limits: LIMITS, ledger: LEDGER });
     const tools = Object.fromEntries((await agent.listTools()).map((t) => [t.name, t]));
     const balances = tools.accounts_balances_retrieve!;
     expect(balances.inputSchema).toMatchObject({ type: 'object', required: ['account_number'] });
@@ -73,13 +75,13 @@ describe.each(LINES)('tools, listed to the %s', (_line, connect) => {
     }
   });
 
-  it('annotations: reads read-only and idempotent, money tools destructive, other writes neither', async () => {
+  it('annotations: reads read-only and idempotent, money and instrument tools destructive, other writes neither', async () => {
     const { ob, session } = bank();
-    const agent = await open(ob, { customer: session, allow: ['writes', ...MONEY] as never, limits: LIMITS });
+    const agent = await open(ob, { customer: session, allow: ['writes', ...INSTRUMENTS, ...MONEY] as never, limits: LIMITS, ledger: LEDGER });
     const tools = Object.fromEntries((await agent.listTools()).map((t) => [t.name, t.annotations]));
     for (const name of GETS) expect(tools[tool(name)], name).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     expect(tools.transfers_wait).toMatchObject({ readOnlyHint: true, idempotentHint: true });
-    for (const name of MONEY) expect(tools[tool(name)], name).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
+    for (const name of [...MONEY, ...INSTRUMENTS]) expect(tools[tool(name)], name).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
     for (const name of WRITES) expect(tools[tool(name)], name).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
   });
 
@@ -99,7 +101,7 @@ describe.each(LINES)('tools, listed to the %s', (_line, connect) => {
 
   it('bad input is a ValidationError naming each field, before anything is sent', async () => {
     const { sandbox, ob, session } = bank();
-    const agent = await open(ob, { customer: session, allow: ['writes'] });
+    const agent = await open(ob, { customer: session, allow: ['writes', 'cards.create'] });
     const missing = await agent.call('accounts_transactions_list', { account_number: '0123456789' });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toMatch(/^ValidationError: .*from.*to/s);
@@ -116,7 +118,7 @@ describe.each(LINES)('tools, listed to the %s', (_line, connect) => {
 describe('tools generated from the declarations', () => {
   it('one per typed operation, named with _ for ., each scope of the consent asked by connect_bank', async () => {
     const { ob } = bank();
-    const server = createMcpServer(ob, { allow: ['writes', ...MONEY] as never, limits: LIMITS });
+    const server = createMcpServer(ob, { allow: ['writes', ...INSTRUMENTS, ...MONEY] as never, limits: LIMITS, ledger: LEDGER });
     const { v2 } = await import('./support.js');
     const agent = await v2(server);
     const listed = (await agent.listTools()).map((t) => t.name).sort();
