@@ -65,17 +65,23 @@ export async function askPerson(message: string, codec: RequestStateCodec<Confir
   });
 }
 
+/** An answer the client brought, its confirmation verified and spent. */
+export interface Answer {
+  state: Confirmation;
+  action: 'accept' | 'decline' | 'cancel';
+  ticked: boolean;
+}
+
 /**
- * Where the confirmation of `input` stands in this round: `'ask'` when no answer came with a
- * request state; else the state is verified here (a forged, expired or foreign one is a refusal,
- * as a tool error) and must name this very input (and key, when the caller gave one), and the
- * accepted confirmation is returned after `spend` has taken its nonce (a second use is refused).
- * A declined, cancelled or unticked answer is a refusal.
+ * The answer this round carries, if any: its request state verified here (a forged, expired or
+ * foreign one is a refusal, as a tool error) and spent at once, before anything else is read, so
+ * that a confirmation serves exactly one answer whatever came with it (a decline replayed as an
+ * accept is still a decline; an answer beside bad input is used up too).
  */
-export async function answerOf(ctx: ServerContext, codec: RequestStateCodec<Confirmation>, input: string, key: string | undefined, spend: (nonce: string) => Promise<boolean>): Promise<'ask' | Confirmation> {
+export async function takeAnswer(ctx: ServerContext, codec: RequestStateCodec<Confirmation>, spend: (nonce: string) => Promise<boolean>): Promise<Answer | undefined> {
   const raw = ctx.mcpReq.requestState<unknown>();
   const view = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
-  if (view.kind !== 'elicit' || raw === undefined) return 'ask';
+  if (view.kind !== 'elicit' || raw === undefined) return undefined;
   let state: Confirmation;
   try {
     state = await codec.verify(String(raw), ctx);
@@ -83,11 +89,20 @@ export async function answerOf(ctx: ServerContext, codec: RequestStateCodec<Conf
     const expired = error instanceof Error && error.message === 'expired';
     throw new ToolRefusal('NotConfirmed', expired ? `The confirmation expired (a confirmation is valid for ${CONFIRMATION_TTL_SECONDS / 60} minutes): nothing was sent. Call the tool again to ask the person anew.` : 'The confirmation is not one this server asked for in this session: nothing was sent. Call the tool again to ask the person.');
   }
-  if (typeof state !== 'object' || state === null || state.input !== input || typeof state.nonce !== 'string' || typeof state.key !== 'string') return 'ask';
-  if (key !== undefined && state.key !== key) return 'ask';
-  if (view.action === 'decline') throw new ToolRefusal('NotConfirmed', 'The person declined: nothing was sent.');
-  if (view.action === 'cancel') throw new ToolRefusal('NotConfirmed', 'The person dismissed the confirmation: nothing was sent.');
-  if (view.content?.confirm !== true) throw new ToolRefusal('NotConfirmed', 'The person did not tick confirm: nothing was sent.');
-  if (!(await spend(state.nonce))) throw new ToolRefusal('NotConfirmed', 'This confirmation was already used: a confirmation serves one call. Nothing was sent; call the tool again to ask the person anew.');
-  return state;
+  if (typeof state !== 'object' || state === null || typeof state.nonce !== 'string' || typeof state.key !== 'string' || typeof state.input !== 'string') return undefined;
+  if (!(await spend(state.nonce))) throw new ToolRefusal('NotConfirmed', 'This confirmation was already answered: a confirmation serves one answer. Nothing was sent; call the tool again to ask the person anew.');
+  return { state, action: view.action, ticked: view.content?.confirm === true };
+}
+
+/**
+ * What an answer means for `input` sent under `key` (when the caller gave one): `'ask'` when there
+ * is none or it was about other input or another key; the confirmation when accepted and ticked;
+ * a refusal when declined, cancelled or left unticked.
+ */
+export function verdict(answer: Answer | undefined, input: string, key: string | undefined): 'ask' | Confirmation {
+  if (!answer || answer.state.input !== input || (key !== undefined && answer.state.key !== key)) return 'ask';
+  if (answer.action === 'decline') throw new ToolRefusal('NotConfirmed', 'The person declined: nothing was sent.');
+  if (answer.action === 'cancel') throw new ToolRefusal('NotConfirmed', 'The person dismissed the confirmation: nothing was sent.');
+  if (!answer.ticked) throw new ToolRefusal('NotConfirmed', 'The person did not tick confirm: nothing was sent.');
+  return answer.state;
 }

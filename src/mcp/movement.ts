@@ -141,12 +141,24 @@ function summaryOf(name: OperationName, f: Record<string, unknown>, beneficiary:
   }
 }
 
-/** Every field given, dotted, quoted; a secret (a PIN) is said to be set, never shown. */
-function detailLines(value: Record<string, unknown>, prefix = ''): string[] {
+/** The fields each summary already shows. */
+const SUMMARY_FIELDS: Record<string, readonly string[]> = {
+  'transfers.create': ['source_account_number', 'destination_account_number', 'destination_bank_code'],
+  'bills.pay': ['source_account_number', 'biller_id', 'category_id', 'bill_reference'],
+  'directDebits.charge': ['mandate_id'],
+  'accounts.holds.create': ['account_number', 'hold_end_timestamp'],
+  'directDebits.create': ['destination_account', 'destination_bank_code', 'destination_account_name'],
+  'directDebits.update': ['destination_account', 'destination_bank_code', 'destination_account_name'],
+  'cards.create': ['account_number', 'card_holder_name', 'card_status'],
+  'accounts.holds.update': ['account_number', 'hold_reference', 'status'],
+};
+
+/** Every other field given, dotted, quoted; a secret (a PIN) is said to be set, never shown. */
+function detailLines(value: Record<string, unknown>, skip: readonly string[], prefix = ''): string[] {
   return Object.entries(value).flatMap(([name, item]) => {
     const path = `${prefix}${name}`;
-    if (prefix === '' && (name === 'amount' || name === 'currency' || name === IDEMPOTENCY_KEY)) return [];
-    if (isRecord(item)) return detailLines(item, `${path}.`);
+    if (prefix === '' && (skip.includes(name) || name === 'amount' || name === 'currency' || name === IDEMPOTENCY_KEY)) return [];
+    if (isRecord(item)) return detailLines(item, skip, `${path}.`);
     if (isSecretField(name)) return [`${path}: set by the agent (not shown here)`];
     return [`${path}: ${quote(item)}`];
   });
@@ -169,7 +181,7 @@ export async function movementOf(tool: { name: string; operation: OperationName;
     operation: tool.operation,
     amount: value,
     summary: summaryOf(tool.operation, fields, beneficiary),
-    details: detailLines(rest),
+    details: detailLines(rest, SUMMARY_FIELDS[tool.operation] ?? []),
     params: tool.params.map((name) => fields[name]),
     body,
     idempotencyKey: key as string | undefined,

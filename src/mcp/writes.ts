@@ -1,7 +1,7 @@
 import type { CallToolResult, InputRequiredResult, McpServer, RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
 import { type CustomerSession, isConnectionError, isTimeoutError, type OpenBanking, type RequestOptions, ValidationError } from '../index.js';
 import { isConfirmed, type OperationTool } from './catalog.js';
-import { answerOf, askPerson, canAskPerson, type Confirmation } from './confirm.js';
+import { askPerson, canAskPerson, type Confirmation, takeAnswer, verdict } from './confirm.js';
 import { type CallInput, invoke, splitArguments } from './invoke.js';
 import { inputDigest, type Ledger, toMinor } from './ledger.js';
 import { confirmationText, MANDATE_OPERATIONS, type Movement, movementOf } from './movement.js';
@@ -103,7 +103,10 @@ function overDay(amount: number, spentMinor: number, limits: McpLimits, day: str
  */
 export async function runWrite(call: WriteCall): Promise<CallToolResult | InputRequiredResult> {
   const { tool, ledger, limits } = call;
-  const movement = isConfirmed(tool.kind) ? await movementOf(tool, call.args, call.target, call.options) : undefined;
+  const confirmed = isConfirmed(tool.kind);
+  // An answer is spent before the input is even read: one confirmation, one answer.
+  const answer = confirmed && call.confirm === 'elicit' ? await takeAnswer(call.ctx, call.codec, (nonce) => ledger.spendConfirmation(nonce)) : undefined;
+  const movement = confirmed ? await movementOf(tool, call.args, call.target, call.options) : undefined;
   const input: CallInput = movement ? { params: movement.params, payload: movement.body, idempotencyKey: movement.idempotencyKey } : splitArguments(tool, call.args);
   const scope = await ledger.scope(call.customerId);
   const digest = await inputDigest(tool.name, movement?.bound ?? call.args);
@@ -125,8 +128,8 @@ export async function runWrite(call: WriteCall): Promise<CallToolResult | InputR
   if (movement) {
     const spent = await checkLimits(call, movement, scope, day);
     if (call.confirm === 'elicit') {
-      const answer = await answerOf(call.ctx, call.codec, digest, key, (nonce) => ledger.spendConfirmation(nonce));
-      if (answer === 'ask') {
+      const confirmation = verdict(answer, digest, key);
+      if (confirmation === 'ask') {
         if (!canAskPerson(call.server, call.ctx)) {
           throw new ToolRefusal('NotConfirmed', 'This MCP client cannot ask the person to confirm (it declared no form elicitation capability): nothing was sent. Use a client that supports elicitation.');
         }
@@ -134,7 +137,7 @@ export async function runWrite(call: WriteCall): Promise<CallToolResult | InputR
         return askPerson(shown, call.codec, { input: digest, key: key ?? crypto.randomUUID() }, call.ctx);
       }
       // The confirmation names the key: a second send under it is the provider's replay, never a new movement.
-      key = answer.key;
+      key = confirmation.key;
       if (input.idempotencyKey === undefined) {
         const replayed = await replay(key);
         if (replayed) return replayed;
