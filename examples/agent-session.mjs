@@ -18,12 +18,13 @@ const scope = [...new Set(Object.values(OPERATION_SCOPES).flat())];
 const customer = ob.forCustomer(sandbox.issueTokens({ clientId: 'agent-demo', scope, kind: 'customer' }), { id: 'customer-42' });
 
 // The server: reads, plus transfers within 50 000 per call and 60 000 per Lagos day, each confirmed.
-const server = createMcpServer(ob, { customer, allow: ['transfers.create'], limits: { perCall: 50_000, perDay: 60_000 } });
+// The day's total lives in memory here (a restart starts the day again); give the client a fleet to keep it.
+const server = createMcpServer(ob, { customer, allow: ['transfers.create'], limits: { perCall: 50_000, perDay: 60_000 }, ledger: 'memory' });
 
 // The agent's MCP client, and the person answering its confirmations.
 const agent = new Client({ name: 'example-agent', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
 agent.setRequestHandler('elicitation/create', async (request) => {
-  console.log(`\n  ┌ the person is asked\n${String(request.params.message).replace(/^/gm, '  │ ')}\n  └ and ticks "Send it"\n`);
+  console.log(`\n  ┌ the person is asked\n${String(request.params.message).replace(/^/gm, '  │ ')}\n  └ and ticks "Confirm"\n`);
   return { action: 'accept', content: { confirm: true } };
 });
 const [agentSide, serverSide] = InMemoryTransport.createLinkedPair();

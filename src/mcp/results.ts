@@ -24,6 +24,8 @@ function maskOf(name: string): 'keep' | 'last4digits' | 'last4' | 'hide' {
   const words = wordsOf(name);
   if (words.includes('bvn') || words.includes('nin')) return 'last4digits';
   if (name.toLowerCase().replace(/[\s_.-]+/g, '').includes('cardnumber') || words.includes('pan')) return 'last4';
+  // Magnetic-stripe track data carries the whole card number.
+  if (words.some((word) => /^track[12]$/.test(word))) return 'hide';
   return isSecretField(name) ? 'hide' : 'keep';
 }
 

@@ -1,9 +1,6 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,32 +8,16 @@ import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextpro
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { run as runBin, useBin, useHttpServers } from './bin-support.js';
 import { type SandboxServer, startSandboxServer } from '../../src/testing.js';
 import { ALL_SCOPES, APP, textOf, TRANSFER } from './support.js';
 
 // The command as it ships: built with the package's tsup config (its entry alone), run as a child process, driven
 // over stdio and Streamable HTTP by the official clients of both lines, against a sandbox on
 // 127.0.0.1 whose counters say what was sent.
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const out = `${root}node_modules/.cache/openbanking-ng-mcp-bin-${process.pid}`;
-const BIN = `${out}/bin/openbanking-ng-mcp.js`;
+const bin = useBin('bin');
 const MONEY = ['--allow', 'transfers.create', '--max-amount', '50000', '--daily-amount', '60000', '--ledger', 'memory'];
 const POSTS = { path: '/openapi/v1/transactions/transfer', method: 'POST' } as const;
-
-beforeAll(async () => {
-  await promisify(execFile)('npx', ['tsup', '--no-dts', '--silent', '--format', 'esm', '--out-dir', out, '--entry.bin/openbanking-ng-mcp', 'src/bin/openbanking-ng-mcp.ts'], { cwd: root });
-}, 120_000);
-afterAll(() => rmSync(out, { recursive: true, force: true }));
-
-/** Runs the command to its end: exit code and what it wrote on stderr. */
-function run(args: string[], env: Record<string, string> = {}, bin = BIN): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
 
 interface Connected {
   call(name: string, args?: Record<string, unknown>): Promise<{ isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> }>;
@@ -79,9 +60,9 @@ describe('openbanking-ng-mcp over stdio, against a sandbox on 127.0.0.1', () => 
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const lines: [string, () => Promise<Connected>][] = [
-    ['v2 client', () => v2Client({}, new StdioClientTransport({ command: process.execPath, args: [BIN, ...MONEY], env, stderr: 'pipe' }))],
-    ['v2 client on 2026-07-28', () => v2Client({ versionNegotiation: { mode: { pin: '2026-07-28' } } }, new StdioClientTransport({ command: process.execPath, args: [BIN, ...MONEY], env, stderr: 'pipe' }))],
-    ['v1 client', () => v1Client(new StdioClientTransportV1({ command: process.execPath, args: [BIN, ...MONEY], env, stderr: 'pipe' }))],
+    ['v2 client', () => v2Client({}, new StdioClientTransport({ command: process.execPath, args: [bin.path, ...MONEY], env, stderr: 'pipe' }))],
+    ['v2 client on 2026-07-28', () => v2Client({ versionNegotiation: { mode: { pin: '2026-07-28' } } }, new StdioClientTransport({ command: process.execPath, args: [bin.path, ...MONEY], env, stderr: 'pipe' }))],
+    ['v1 client', () => v1Client(new StdioClientTransportV1({ command: process.execPath, args: [bin.path, ...MONEY], env, stderr: 'pipe' }))],
   ];
   for (const [line, open] of lines) {
     it(`${line}: lists, reads, sends a confirmed transfer once, refuses one over the limit unsent`, async () => {
@@ -104,7 +85,7 @@ describe('openbanking-ng-mcp over stdio, against a sandbox on 127.0.0.1', () => 
   }
 
   it('with no environment: the built-in sandbox and its consented demo customer, read-only', async () => {
-    const agent = await v1Client(new StdioClientTransportV1({ command: process.execPath, args: [BIN], env: {}, stderr: 'pipe' }));
+    const agent = await v1Client(new StdioClientTransportV1({ command: process.execPath, args: [bin.path], env: {}, stderr: 'pipe' }));
     try {
       const tools = await agent.tools();
       expect(tools).toContain('customers_retrieve');
@@ -117,23 +98,23 @@ describe('openbanking-ng-mcp over stdio, against a sandbox on 127.0.0.1', () => 
   });
 
   it('money tools without both limits: exit 1, naming the flag; nothing served', async () => {
-    const refused = await run(['--allow', 'transfers.create', '--max-amount', '100'], env);
+    const refused = await runBin(bin.path, ['--allow', 'transfers.create', '--max-amount', '100'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/--daily-amount/);
     expect(refused.stderr).not.toContain(APP.clientSecret);
-    expect((await run(['--allow', 'bills.pay,transfers.create'])).code).toBe(1);
-    const production = await run([], { OB_CLIENT_ID: APP.clientId, OB_CLIENT_SECRET: APP.clientSecret, OB_ENVIRONMENT: 'production' });
+    expect((await runBin(bin.path, ['--allow', 'bills.pay,transfers.create'])).code).toBe(1);
+    const production = await runBin(bin.path, [], { OB_CLIENT_ID: APP.clientId, OB_CLIENT_SECRET: APP.clientSecret, OB_ENVIRONMENT: 'production' });
     expect(production.code).toBe(1);
     expect(production.stderr).toMatch(/OB_BASE_URL and OB_AUTH_URL/);
-    expect((await run(['--bogus'])).code).toBe(2);
+    expect((await runBin(bin.path, ['--bogus'])).code).toBe(2);
     expect(server.requests.count()).toBe(0);
   });
 
   it('without @modelcontextprotocol/server installed: exit 1 with the line to install it', async () => {
     const bare = mkdtempSync(join(tmpdir(), 'openbanking-ng-mcp-bare-'));
     try {
-      cpSync(out, bare, { recursive: true });
-      const missing = await run([], {}, join(bare, 'bin', 'openbanking-ng-mcp.js'));
+      cpSync(bin.out, bare, { recursive: true });
+      const missing = await runBin(join(bare, 'bin', 'openbanking-ng-mcp.js'), []);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toMatch(/^\s*npm install @modelcontextprotocol\/server$/m);
     } finally {
@@ -143,26 +124,7 @@ describe('openbanking-ng-mcp over stdio, against a sandbox on 127.0.0.1', () => 
 });
 
 describe('openbanking-ng-mcp --http', () => {
-  let child: ChildProcess | undefined;
-  afterEach(() => {
-    child?.kill();
-    child = undefined;
-  });
-
-  /** Starts the command with --http on a free port and resolves to the URL it prints. */
-  function serve(args: string[], env: Record<string, string> = {}): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const c = spawn(process.execPath, [BIN, '--http', '--port', '0', ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-      child = c;
-      let stderr = '';
-      c.stderr.on('data', (chunk) => {
-        stderr += chunk;
-        const url = /Streamable HTTP at (http:\/\/\S+\/mcp)/.exec(stderr)?.[1];
-        if (url) resolve(url);
-      });
-      c.on('close', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
-  }
+  const serve = useHttpServers(bin);
 
   it('serves both client lines on 127.0.0.1; money tools ask the person over HTTP too', async () => {
     const token = 'mcp-token-SENTINEL-2c7e';
@@ -185,7 +147,7 @@ describe('openbanking-ng-mcp --http', () => {
   });
 
   it('a host other than loopback needs OB_MCP_TOKEN (exit 1 without); with it set, every request needs the bearer token', async () => {
-    const refused = await run(['--http', '--host', '0.0.0.0', '--port', '0']);
+    const refused = await runBin(bin.path, ['--http', '--host', '0.0.0.0', '--port', '0']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/OB_MCP_TOKEN/);
     const token = 'mcp-token-SENTINEL-81bd';

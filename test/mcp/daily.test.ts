@@ -4,7 +4,7 @@ import { MemoryFleetStore } from '../../src/index.js';
 import { createMcpServer } from '../../src/mcp.js';
 import { redisFleet } from '../../src/redis.js';
 import { startRedis, type TestRedis } from '../fleet/support.js';
-import { type Agent, ALL_SCOPES, APP, apiCalls, bank, textOf, TRANSFER, v1, v2 } from './support.js';
+import { type Agent, ALL_SCOPES, APP, apiCalls, bank, LINES, textOf, TRANSFER, v1, v2 } from './support.js';
 
 // DESIGN "Agents", row "limits": the day is the Lagos calendar day; what was sent counts per
 // customer session id (else per server), in the fleet store when the client has one.
@@ -136,5 +136,49 @@ describe('in the fleet store: the processes of a fleet share one day', () => {
         await Promise.all(connections.map((c) => c.quit()));
       }
     });
+  });
+});
+
+// DESIGN "Agents", row "limits": an amount is released only when no attempt left the process.
+describe.each(LINES)('money that may have left stays counted, driven by the %s', (_line, connect) => {
+  const LIMIT = { perCall: 50_000, perDay: 50_000 };
+  const MOVER = { path: '/openapi/v1/transactions/transfer', method: 'POST' } as const;
+
+  it('the answer lost after the bank moved it, then the retry refused (401, renewal refused): the day stays spent', async () => {
+    const { sandbox, ob, session } = bank();
+    const agent = await connect(ob, { customer: session, allow: ['transfers.create'], limits: LIMIT, ledger: 'memory' });
+    sandbox.faults.inject({ ...MOVER, fault: { type: 'drop', when: 'after' } });
+    sandbox.faults.inject({ ...MOVER, fault: { type: 'status', status: 401 } });
+    sandbox.faults.inject({ path: '/oauth/token', fault: { type: 'response', status: 400, body: { error: 'invalid_request', error_description: 'refused' } } });
+    const lost = await agent.call('transfers_create', { ...TRANSFER, amount: 50_000 });
+    expect(lost.isError).toBe(true);
+    expect(textOf(lost)).toMatch(/^OAuthError: /);
+    expect(sandbox.payments().map((p) => p.amount)).toEqual([50_000]);
+    const second = await agent.call('transfers_create', { ...TRANSFER, amount: 50_000 });
+    expect(textOf(second)).toMatch(/^ValidationError: .*daily limit \(limits\.perDay\) of 50000 NGN \(50000 NGN already sent\)/);
+    expect(sandbox.payments()).toHaveLength(1);
+    expect(sandbox.requests.count(MOVER)).toBe(2);
+    await agent.close();
+  });
+
+  it('a connection refused before the request was written gives the amount back', async () => {
+    const { sandbox, client, tokens } = bank();
+    let refuse = true;
+    const ob = client({
+      maxRetries: 0,
+      fetch: (async (input: Request | string | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        if (refuse && request.method === 'POST' && new URL(request.url).pathname === MOVER.path) {
+          refuse = false;
+          throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:443'), { code: 'ECONNREFUSED' }) });
+        }
+        return sandbox(request);
+      }) as typeof fetch,
+    });
+    const agent = await connect(ob, { customer: ob.forCustomer(tokens, { id: 'customer-42' }), allow: ['transfers.create'], limits: LIMIT, ledger: 'memory' });
+    expect(textOf(await agent.call('transfers_create', { ...TRANSFER, amount: 50_000 }))).toMatch(/^ConnectionError: /);
+    expect((await agent.call('transfers_create', { ...TRANSFER, amount: 50_000 })).isError).toBeFalsy();
+    expect(sandbox.payments().map((p) => p.amount)).toEqual([50_000]);
+    await agent.close();
   });
 });

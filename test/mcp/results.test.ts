@@ -83,3 +83,33 @@ describe('no client secret or token in any result or error', () => {
     await Promise.all([...agents, connectAgent].map((a) => a.close()));
   });
 });
+
+describe.each(LINES)('results masked by the SDK rule, for the %s', (_line, connect) => {
+  const SPELLINGS = { cardNumber: PAN, pan: PAN, cvv: '731', cvv2: '846', card_pin: '48261', track2: `${PAN}=29092010000000000`, customer_bvn: '22212345678', nin: '12345678901' };
+
+  it('every secret name, however spelled, in structuredContent and text alike; BVN and NIN keep their last four digits', async () => {
+    const b = bank();
+    const fetch = async (input: Request | string | URL, init?: RequestInit): Promise<Response> => {
+      const response = await b.sandbox(input, init);
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      if (!url.pathname.endsWith('/cards') || response.status >= 300) return response;
+      const body = (await response.json()) as { data: { cards: Record<string, unknown>[] } };
+      body.data.cards = [{ card_id: 'CARD-1', card_status: 'ACTIVE', ...SPELLINGS }];
+      return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+    };
+    const ob = b.client({ fetch: fetch as typeof globalThis.fetch });
+    const agent = await connect(ob, { customer: ob.forCustomer(b.tokens, { id: 'customer-42' }) });
+    const cards = await agent.call('cards_list');
+    expect(cards.isError, textOf(cards)).toBeFalsy();
+    const card = (cards.structuredContent as { cards: Record<string, unknown>[] }).cards[0]!;
+    expect(card).toMatchObject({ card_id: 'CARD-1', cardNumber: '7890', pan: '7890', cvv: '[redacted]', cvv2: '[redacted]', card_pin: '[redacted]', track2: '[redacted]', customer_bvn: '5678', nin: '8901' });
+    expect(JSON.parse(textOf(cards))).toEqual(cards.structuredContent);
+    const customer = await agent.call('customers_retrieve');
+    const accounts = await agent.call('accounts_list');
+    expect(customer.structuredContent).toMatchObject({ bvn: '5678' });
+    expect((accounts.structuredContent as { accounts: { bvn?: string }[] }).accounts.every((a) => a.bvn === undefined || a.bvn === null || a.bvn === '5678')).toBe(true);
+    const shown = everything([cards, customer, accounts]);
+    for (const secret of [PAN, '731', '846', '48261', '22212345678', '12345678901']) expect(shown).not.toContain(secret);
+    await agent.close();
+  });
+});
