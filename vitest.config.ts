@@ -1,15 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { findRedisServer } from './test/support/redis-binary.js';
 
 // The fleet's tests run against a real redis-server they start themselves. On a machine without one
 // (a newcomer's laptop), those files are left out and the run closes with a line saying so; under CI
 // nothing is left out, so a missing server fails the run.
 // OPENBANKING_REDIS_SERVER names the binary; else Debian's, else the first on PATH.
-const candidates = process.env.OPENBANKING_REDIS_SERVER
-  ? [process.env.OPENBANKING_REDIS_SERVER]
-  : ['/usr/bin/redis-server', ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'redis-server'))];
-const redisServer = candidates.find((path) => existsSync(path));
+const redisServer = findRedisServer().found;
 const testFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? testFiles(join(dir, entry.name)) : entry.name.endsWith('.test.ts') ? [join(dir, entry.name)] : []));
 const needRedis = testFiles('test').filter((file) => /\b(startRedis|useRedis)\(/.test(readFileSync(file, 'utf8')));

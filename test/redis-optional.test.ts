@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { findRedisServer, redisSkipLine } from './support/redis-binary.js';
 
 // `npm test` on a machine without redis-server: the fleet's real-Redis files are left out and the run
 // closes with a line saying so; under CI a missing server fails the run.
@@ -18,8 +19,19 @@ describe('npm test without a redis-server', () => {
     const { status, output } = vitest({ OPENBANKING_REDIS_SERVER: '/nonexistent/redis-server' });
     expect(status).toBe(0);
     const last = output.trim().split('\n').at(-1)!;
-    expect(last).toMatch(/^not run: \d+ fleet test files need a real redis-server, and none was found \(.*test\/fleet\/consent\.test\.ts.*\); install one \(apt-get install redis-server, brew install redis\)/);
+    // Names the variable and the path it tried, and what each file tests (the MCP ledger is no fleet file).
+    expect(last).toMatch(
+      /^not run: \d+ test files \(fleet and MCP\) need a real redis-server: OPENBANKING_REDIS_SERVER names \/nonexistent\/redis-server, which does not exist \(.*test\/fleet\/consent\.test\.ts.*test\/mcp\/daily\.test\.ts.*\); install one \(apt-get install redis-server, brew install redis\)/,
+    );
     expect(output).not.toMatch(/consent\.test\.ts \(\d+ tests?/);
+  });
+
+  it('without the variable, says where it looked', () => {
+    const search = findRedisServer({ PATH: '/opt/a:/opt/b' }, () => false);
+    expect(search).toEqual({ found: undefined, tried: ['/usr/bin/redis-server', '/opt/a/redis-server', '/opt/b/redis-server'], fromVariable: false });
+    const line = redisSkipLine(['test/fleet/faults.test.ts'], search);
+    expect(line).toMatch(/^not run: 1 test file \(fleet\) needs a real redis-server: none was found at \/usr\/bin\/redis-server, \/opt\/a\/redis-server, \/opt\/b\/redis-server \(test\/fleet\/faults\.test\.ts\)/);
+    expect(line).not.toContain('OPENBANKING_REDIS_SERVER names');
   });
 
   it('under CI, a missing redis-server fails the run', () => {

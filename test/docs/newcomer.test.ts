@@ -47,6 +47,18 @@ describe('README for a newcomer', () => {
   });
 });
 
+describe('npm ci for a newcomer', () => {
+  it('warns about no install script: every locked package that has one is approved or denied in allowScripts', () => {
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const allow = (JSON.parse(readFileSync('package.json', 'utf8')) as { allowScripts?: Record<string, boolean> }).allowScripts ?? {};
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(withScripts.length).toBeGreaterThan(0);
+    expect([...new Set(withScripts)].filter((name) => !(name in allow))).toEqual([]);
+  });
+});
+
 describe('CHANGELOG and the package version', () => {
   const releases = [...changelog.matchAll(/^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$/gm)].map((m) => ({ name: m[1]!, date: m[2] }));
 

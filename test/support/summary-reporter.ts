@@ -1,4 +1,5 @@
 import type { Reporter, TestModule, TestRunEndReason, TestSuite } from 'vitest/node';
+import { findRedisServer, redisSkipLine } from './redis-binary.js';
 
 /**
  * Ends a run with one plain line, `tests: N passed, M failed[, K skipped]`, that any log reader
@@ -44,10 +45,6 @@ export default class SummaryReporter implements Reporter {
     console.log(`\ntests: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
     // Set by vitest.config.ts when no redis-server was found outside CI.
     const withoutRedis = process.env.OPENBANKING_TESTS_WITHOUT_REDIS?.split(' ').filter(Boolean) ?? [];
-    if (withoutRedis.length > 0) {
-      console.log(
-        `not run: ${withoutRedis.length} fleet test files need a real redis-server, and none was found (${withoutRedis.join(', ')}); install one (apt-get install redis-server, brew install redis) and run npm test again: CI always runs them`,
-      );
-    }
+    if (withoutRedis.length > 0) console.log(redisSkipLine(withoutRedis, findRedisServer()));
   }
 }
