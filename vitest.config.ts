@@ -1,16 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { findRedisServer } from './test/support/redis-binary.js';
+import { filesNeedingRedis, findRedisServer } from './test/support/redis-binary.js';
 
 // The fleet's tests run against a real redis-server they start themselves. On a machine without one
 // (a newcomer's laptop), those files are left out and the run closes with a line saying so; under CI
 // nothing is left out, so a missing server fails the run.
 // OPENBANKING_REDIS_SERVER names the binary; else Debian's, else the first on PATH.
 const redisServer = findRedisServer().found;
-const testFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? testFiles(join(dir, entry.name)) : entry.name.endsWith('.test.ts') ? [join(dir, entry.name)] : []));
-const needRedis = testFiles('test').filter((file) => /\b(startRedis|useRedis)\(/.test(readFileSync(file, 'utf8')));
+const needRedis = filesNeedingRedis();
 const withoutRedis = redisServer === undefined && !process.env.CI ? needRedis : [];
 if (withoutRedis.length > 0) process.env.OPENBANKING_TESTS_WITHOUT_REDIS = withoutRedis.join(' ');
 

@@ -1,5 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesNeedingRedis } from '../support/redis-binary.js';
 
 // What a newcomer meets first: README's top, its scripts table and policies, and a CHANGELOG that
 // agrees with the version `npm pack` ships.
@@ -16,6 +19,7 @@ describe('README for a newcomer', () => {
     expect(box).toContain('npm install openbanking-ng');
     expect(box).toContain('npm ci && npm start');
     expect(box).toContain('npm test');
+    expect(box).toContain('npm run test:quick');
   });
 
   it('lists the faster test subset and the build in its scripts table, each a real script', () => {
@@ -44,6 +48,23 @@ describe('README for a newcomer', () => {
     const files = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     expect(files.length).toBeGreaterThan(10);
     expect(files.filter((f) => readFileSync(`src/${f}`, 'utf8').includes('OPERATIONS.md'))).toEqual([]);
+  });
+});
+
+describe('npm run test:quick, the contributor’s loop', () => {
+  const files = (...args: string[]) =>
+    (JSON.parse(execFileSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'list', '--filesOnly', '--json', ...args], { encoding: 'utf8', env: { ...process.env, CI: 'true' } })) as { file: string }[]).map((f) =>
+      relative(process.cwd(), f.file),
+    );
+
+  it('runs the unit and operation tests, without the fleet, redis, end-to-end or reliability files; npm test runs them all', () => {
+    expect(pkg.scripts['test:quick']).toBe('vitest run --config vitest.quick.config.ts');
+    const quick = files('--config', 'vitest.quick.config.ts');
+    const all = files();
+    expect(quick).toEqual(expect.arrayContaining(['test/pipeline.test.ts', 'test/operations/transfers.test.ts', 'test/sandbox/cards.test.ts']));
+    expect(quick.filter((f) => /^test\/(fleet|e2e|reliability|stress|browser)\//.test(f) || filesNeedingRedis().includes(f))).toEqual([]);
+    expect(quick.filter((f) => !all.includes(f))).toEqual([]);
+    expect(all).toEqual(expect.arrayContaining(['test/fleet/faults.test.ts', 'test/mcp/daily.test.ts', 'test/e2e/oauth-sandbox.test.ts', 'test/reliability/fault-matrix.test.ts']));
   });
 });
 

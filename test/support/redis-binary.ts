@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 
 /** Where the tests look for redis-server, and what they found. */
@@ -35,4 +35,11 @@ export function redisSkipLine(files: readonly string[], search: RedisSearch): st
     : `none was found at ${search.tried.join(', ')}`;
   const count = files.length === 1 ? '1 test file' : `${files.length} test files`;
   return `not run: ${count} (${kinds}) ${files.length === 1 ? 'needs' : 'need'} a real redis-server: ${where} (${files.join(', ')}); install one (apt-get install redis-server, brew install redis) or point OPENBANKING_REDIS_SERVER at it, and run npm test again: CI always runs them`;
+}
+
+/** The test files under `dir` that start a real redis-server (they call `startRedis` or `useRedis`). */
+export function filesNeedingRedis(dir = 'test'): string[] {
+  const testFiles = (at: string): string[] =>
+    readdirSync(at, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? testFiles(join(at, entry.name)) : entry.name.endsWith('.test.ts') ? [join(at, entry.name)] : []));
+  return testFiles(dir).filter((file) => /\b(startRedis|useRedis)\(/.test(readFileSync(file, 'utf8')));
 }
