@@ -115,6 +115,9 @@ function requestOptions(ctx: GrantContext, what: string, url: string, signal: Ab
   };
 }
 
+/** Why a failed request to the identity host was not tried again, for its `ConnectionError`. */
+const NOT_RETRIED = ' (requests to the identity host are sent once, never retried: a grant that reached it may have spent a refresh token or an authorization code)';
+
 /** One request to the identity host through ky, one attempt: a re-sent grant could spend a rotating refresh token. */
 async function identityFetch(ctx: GrantContext, what: string, url: string, init: RequestInit, observe: AttemptObserver | undefined): Promise<Response> {
   const ex: Exchange = {
@@ -138,7 +141,9 @@ async function identityFetch(ctx: GrantContext, what: string, url: string, init:
   try {
     answer = await send(url, ex, { headers, body: init.body ?? undefined, throwHttpErrors: false });
   } catch (failure) {
-    throw noAnswer(failure, ex);
+    const error = noAnswer(failure, ex);
+    if (error instanceof ConnectionError) error.message += NOT_RETRIED;
+    throw error;
   }
   const { response, text } = answer;
   // oauth4webapi reads the answer itself: the body read (and capped) by the SDK, handed back.

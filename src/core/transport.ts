@@ -165,7 +165,7 @@ export class Transport {
     try {
       answer = await send(o.baseUrl + op.path + query, ex, { headers: buildHeaders(o, call, idempotencyKey, signature), body: payload });
     } catch (failure) {
-      throw failed(failure, ex);
+      throw failed(failure, ex, o.baseUrl);
     }
     const { response, text } = answer;
 
@@ -183,7 +183,7 @@ function apiRedirect(response: Response, ex: Exchange): ApiError {
 }
 
 /** What ky threw for an API call: a non-2xx answer as the `ApiError` of its status, anything else as {@link noAnswer} says. */
-function failed(failure: unknown, ex: Exchange): unknown {
+function failed(failure: unknown, ex: Exchange, baseUrl: string): unknown {
   if (!isHTTPError(failure) || ex.signal?.aborted) return noAnswer(failure, ex);
   const { response } = failure;
   const text = ex.text ?? '';
@@ -192,7 +192,15 @@ function failed(failure: unknown, ex: Exchange): unknown {
     const wait = Math.round(renewalBackoff(ex.bearer, ex.now).wait / 1000);
     error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;
   }
+  if (error.status === 404) error.message += prefixHint(baseUrl);
   return error;
+}
+
+/** For a 404: a hint when the base URL's path lacks the `/openapi/v1` prefix that every API path sits under. */
+function prefixHint(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  if (/\/openapi\/v1(\/|$)/.test(url.pathname)) return '';
+  return ` (the baseUrl ${url.origin}${url.pathname.replace(/\/+$/, '')} has no /openapi/v1 in its path: the API's paths sit under that prefix, so it may be missing)`;
 }
 
 /** The headers every attempt carries: the caller's extra ones, then the SDK's, which win. */

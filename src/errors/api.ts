@@ -108,7 +108,11 @@ export class PermissionDeniedError extends ApiError {
   /** Always `'PermissionDeniedError'`, also after minification. */
   override name = 'PermissionDeniedError';
 }
-/** HTTP 404: no such resource or path. @group Errors */
+/**
+ * HTTP 404: no such resource or path. When the client's `baseUrl` has no `/openapi/v1` in its
+ * path, the message ends with a hint that the prefix may be missing.
+ * @group Errors
+ */
 export class NotFoundError extends ApiError {
   /** Always `'NotFoundError'`, also after minification. */
   override name = 'NotFoundError';

@@ -62,11 +62,18 @@ export interface IssuedTokens {
 }
 
 const CONSENT_LIFETIME_MS = 10 * 60_000;
+/** How many ended refresh tokens the sandbox remembers the end of (the oldest are forgotten first). */
+const ENDED_REFRESH_MEMORY = 10_000;
+
+/** Why a refresh token no longer works: redeemed once already, revoked with its consent, or expired. */
+export type RefreshEnd = 'rotated' | 'revoked' | 'expired';
 
 /** Issues, checks, rotates and revokes every credential the identity host deals in. */
 export class TokenAuthority {
   readonly #access = new Map<string, AccessTokenRecord>();
   readonly #refresh = new Map<string, RefreshTokenRecord>();
+  /** refresh token → why it ended, so a refusal says what happened to it */
+  readonly #ended = new Map<string, RefreshEnd>();
   readonly #codes = new Map<string, CodeRecord>();
   readonly #consents = new Map<string, ConsentRecord>();
   readonly #devices = new Map<string, DeviceRecord>();
@@ -81,7 +88,15 @@ export class TokenAuthority {
   ) {}
 
   reset(): void {
-    for (const map of [this.#access, this.#refresh, this.#codes, this.#consents, this.#devices, this.#userCodes]) map.clear();
+    for (const map of [this.#access, this.#refresh, this.#ended, this.#codes, this.#consents, this.#devices, this.#userCodes]) map.clear();
+  }
+
+  /** Ends a live refresh token for `why`; false when it is not live. */
+  #endRefresh(refreshToken: string, why: RefreshEnd): boolean {
+    if (!this.#refresh.delete(refreshToken)) return false;
+    this.#ended.set(refreshToken, why);
+    if (this.#ended.size > ENDED_REFRESH_MEMORY) this.#ended.delete(this.#ended.keys().next().value as string);
+    return true;
   }
 
   /** Issues an access token, and a refresh token for customer grants. */
@@ -119,19 +134,19 @@ export class TokenAuthority {
    * Redeems a refresh token: it stops working at once (rotation) and a new pair is issued with
    * the same or fewer scopes.
    */
-  rotate(refreshToken: string, clientId: string, scopes: readonly string[] | undefined): IssuedTokens | 'invalid' | 'wrong_client' | 'scope_widened' {
+  rotate(refreshToken: string, clientId: string, scopes: readonly string[] | undefined): IssuedTokens | RefreshEnd | 'invalid' | 'wrong_client' | 'scope_widened' {
     const record = this.#refresh.get(refreshToken);
-    if (!record) return 'invalid';
+    if (!record) return this.#ended.get(refreshToken) ?? 'invalid';
     if (record.clientId !== clientId) return 'wrong_client';
     if (scopes && scopes.some((s) => !record.scopes.includes(s))) return 'scope_widened';
-    this.#refresh.delete(refreshToken);
+    this.#endRefresh(refreshToken, 'rotated');
     return this.issue({ clientId, scopes: scopes ?? record.scopes, kind: 'customer', grantId: record.grantId });
   }
 
   /** Revokes every token issued under a grant (after an authorization code was replayed). */
   revokeGrant(grantId: string): void {
     for (const [token, record] of this.#access) if (record.grantId === grantId) this.#access.delete(token);
-    for (const [token, record] of this.#refresh) if (record.grantId === grantId) this.#refresh.delete(token);
+    for (const [token, record] of this.#refresh) if (record.grantId === grantId) this.#endRefresh(token, 'revoked');
   }
 
   /** The grant (the customer's consent) an access or refresh token belongs to, or undefined. */
@@ -141,7 +156,7 @@ export class TokenAuthority {
 
   /** Makes a refresh token stop working (as an expired one would); false when it is unknown. */
   expireRefresh(refreshToken: string): boolean {
-    return this.#refresh.delete(refreshToken);
+    return this.#endRefresh(refreshToken, 'expired');
   }
 
   /** Remembers a consent page's request until the customer answers it. */

@@ -38,7 +38,10 @@ const refreshToken: Grant = async (ctx, client, form) => {
   if (!token) return oauthError(400, 'invalid_request', 'refresh_token is required');
   const scope = form.get('scope');
   const result = ctx.tokens.rotate(token, client.clientId, scope === null ? undefined : parseScope(scope));
-  if (result === 'invalid') return oauthError(400, 'invalid_grant', 'The refresh token is not valid (refresh tokens rotate: each one works once)');
+  if (result === 'invalid') return oauthError(400, 'invalid_grant', 'The refresh token is not valid');
+  if (result === 'rotated') return oauthError(400, 'invalid_grant', 'The refresh token was already used (refresh tokens rotate: each one works once)');
+  if (result === 'revoked') return oauthError(400, 'invalid_grant', 'The refresh token was revoked with the consent it belongs to');
+  if (result === 'expired') return oauthError(400, 'invalid_grant', 'The refresh token has expired');
   if (result === 'wrong_client') return oauthError(400, 'invalid_grant', 'The refresh token was issued to another client');
   if (result === 'scope_widened') return oauthError(400, 'invalid_scope', 'A refresh can keep or narrow the scopes granted, not widen them');
   return tokenResponse(result);
