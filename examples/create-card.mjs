@@ -1,4 +1,4 @@
-// Your first card: register an application with the local sandbox, then create a card with a
+// create-card.mjs: your first card. Register an application with the local sandbox, then create a card with a
 // client-credentials token (the SDK gets it for you) and list the application's cards.
 //
 //   npm install openbanking-ng

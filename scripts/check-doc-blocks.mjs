@@ -3,6 +3,8 @@
 // - every ```ts / ```typescript block of README.md, docs/**/*.md and examples/README.md type-checks
 //   against the package's source, each block compiled as its own module;
 // - every ```js / ```javascript block type-checks too (as an ES module, with checkJs);
+// - every ts/js block of README.md and docs/ opens with the name of its file (`// first-card.mjs`), whose
+//   extension agrees with the fence (scripts/doc-blocks/blocks.mjs; scripts/doc-blocks/run.mjs runs them);
 // - a block preceded by `<!-- file: examples/… -->` is that file, character for character (the file is
 //   run by `npm run examples`);
 // - every relative link points to a file that exists, and every #anchor to a heading of its page;
@@ -12,6 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { programBlocks } from './doc-blocks/blocks.mjs';
 import { packedFiles, unshippedLinks } from './packed-links.mjs';
 
 const root = resolve(import.meta.dirname, '..');
@@ -58,6 +61,7 @@ const blocks = [];
 const problems = [];
 for (const file of sources) {
   const where = relative(root, file);
+  if (where === 'README.md' || where.startsWith('docs/')) for (const b of programBlocks(file)) if (b.problem) problems.push(`${where}:${b.line}: ${b.problem}`);
   const lines = readFileSync(file, 'utf8').split('\n');
   let start = -1;
   let lang = '';

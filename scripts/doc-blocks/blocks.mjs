@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 const EXTENSIONS = { js: ['mjs', 'cjs', 'js'], javascript: ['mjs', 'cjs', 'js'], ts: ['mts', 'cts', 'ts'], typescript: ['mts', 'cts', 'ts'] };
 
 /** The file-name comment: `// name.ext`, then anything after a space. */
-const FILE_LINE = /^\/\/ ([\w.-]+\.(\w+))(?:\s|$)/;
+const FILE_LINE = /^\/\/ ([\w.-]+\.(\w+))(?:[\s:]|$)/;
 
 /**
  * The program blocks (ts, js) of a Markdown file: `{ line, lang, code, file?, problem?, skip? }`,
