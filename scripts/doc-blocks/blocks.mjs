@@ -24,7 +24,12 @@ export function programBlocks(path) {
     const end = lines.findIndex((line, j) => j > i && /^\s*```\s*$/.test(line));
     const lang = open[1];
     if (lang in EXTENSIONS) {
-      const code = lines.slice(i + 1, end).join('\n');
+      // A block inside a list item is indented like its fence: the file is the text without that indent.
+      const indent = /^\s*/.exec(lines[i])[0].length;
+      const code = lines
+        .slice(i + 1, end)
+        .map((line) => line.slice(Math.min(indent, /^\s*/.exec(line)[0].length)))
+        .join('\n');
       const skip = /^<!--\s*not run:\s*(.+?)\s*-->$/.exec(lines[i - 1]?.trim() ?? '')?.[1];
       found.push({ line: i + 1, lang, code, skip, ...fileOf(lang, code) });
     }
