@@ -21,7 +21,7 @@ export async function load(url, context, nextLoad) {
   const { code } = await transform(readFileSync(file, 'utf8'), {
     loader: 'ts',
     format: format === 'module' ? 'esm' : 'cjs',
-    target: 'node20',
+    target: `node${process.versions.node}`,
     sourcefile: file,
     tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
   });
