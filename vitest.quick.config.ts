@@ -4,7 +4,7 @@ import { filesNeedingRedis } from './test/support/redis-binary.js';
 
 // `npm run test:quick`, the contributor's loop: the unit and operation tests, in about a minute.
 // Left to `npm test`: the fleet and whatever starts a redis-server, the end-to-end and reliability
-// suites, and the files that run other processes (a nested vitest, the MCP bin, bundling and
+// suites, and the slow files that run other processes (a nested vitest, the MCP bin, bundling and
 // type-checking the package). The browser test and the runtime matrix have their own scripts.
 export default mergeConfig(
   base,

@@ -11,7 +11,8 @@
 // A block that cannot run says why in a marker on the line before it, which this script prints:
 //   <!-- not run: browser-only: location and sessionStorage -->
 //
-//   node scripts/doc-blocks/run.mjs [file…]      # after npm run build
+//   node scripts/doc-blocks/run.mjs [guide…]     # after npm run build; `authentication` runs docs/authentication.md
+//   node scripts/doc-blocks/run.mjs other.md     # the blocks of another Markdown file
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
@@ -23,10 +24,11 @@ const TIMEOUT_MS = 30_000;
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
+// Arguments: parts of guide names (`authentication`), or paths of other Markdown files to run instead.
 const filters = process.argv.slice(2);
-const sources = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f))].filter(
-  (file) => filters.length === 0 || filters.some((f) => file.includes(f)),
-);
+const files = filters.filter((f) => f.endsWith('.md') && existsSync(f)).map((f) => resolve(f));
+const guides = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f))];
+const sources = files.length > 0 ? files : guides.filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)));
 
 // The package.json of a fresh project, written by npm itself.
 const fresh = join(out, 'my-app');
