@@ -67,7 +67,7 @@ describe('docs/encryption.md', () => {
       verbatimModuleSyntax: true,
       skipLibCheck: true,
       noEmit: true,
-      paths: { 'openbanking-ng': [`${root}src/index.ts`], 'openbanking-ng/node': [`${root}src/node.ts`] },
+      paths: { 'openbanking-ng': [`${root}src/index.ts`], 'openbanking-ng/node': [`${root}src/node.ts`], 'openbanking-ng/testing': [`${root}src/testing.ts`] },
     };
     const host = ts.createCompilerHost(options);
     const { fileExists, readFile, getSourceFile } = host;
