@@ -2,10 +2,11 @@ import { defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.config.js';
 import { filesNeedingRedis } from './test/support/redis-binary.js';
 
-// `npm run test:quick`, the contributor's loop: the unit and operation tests, in about a minute.
+// `npm run test:quick`, the contributor's loop: the unit and operation tests, in under a minute.
 // Left to `npm test`: the fleet and whatever starts a redis-server, the end-to-end and reliability
-// suites, and the slow files that run other processes (a nested vitest, the MCP bin, bundling and
-// type-checking the package). The browser test and the runtime matrix have their own scripts.
+// suites, the MCP money invariants' long exploration, and the slow files that run other processes
+// (a nested vitest, the MCP bin, bundling and type-checking the package). The browser test and the
+// runtime matrix have their own scripts.
 export default mergeConfig(
   base,
   defineConfig({
@@ -20,6 +21,8 @@ export default mergeConfig(
         'test/quiet-run.test.ts',
         'test/mcp/bin.test.ts',
         'test/cipher-packaging.test.ts',
+        // fast-check explorations of many command sequences: about 15 s on their own
+        'test/mcp/money-invariants.test.ts',
       ],
     },
   }),
