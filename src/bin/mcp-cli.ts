@@ -39,6 +39,8 @@ Options:
       --redis <url>           keep the day's total in Redis (also OB_REDIS_URL; needs the redis package)
       --ledger memory         keep it in this process only: a restart starts the day again
       --no-confirm            do not ask the person to confirm (the limits still hold)
+      --strict-schemas        list input schemas as OpenAI's strict function calling takes them
+                              (every property required, null for one left out)
       --http                  serve Streamable HTTP at /mcp instead of stdio
       --host <address>        --http address (default 127.0.0.1; any other needs OB_MCP_TOKEN)
       --port <n>              --http port (default 3000; 0 picks a free one)
@@ -145,6 +147,7 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
         redis: { type: 'string' },
         ledger: { type: 'string' },
         confirm: { type: 'boolean', default: true },
+        'strict-schemas': { type: 'boolean', default: false },
         http: { type: 'boolean', default: false },
         host: { type: 'string', default: '127.0.0.1' },
         port: { type: 'string', default: '3000' },
@@ -188,6 +191,7 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
     const options: McpServerOptions = { allow, confirm: values.confirm ? 'elicit' : 'none' };
     if (perCall !== undefined || perDay !== undefined) options.limits = { ...(perCall !== undefined ? { perCall } : {}), ...(perDay !== undefined ? { perDay } : {}) } as McpServerOptions['limits'];
     if (values.ledger === 'memory') options.ledger = 'memory';
+    if (values['strict-schemas']) options.schemas = 'strict';
     if (setup.customer) options.customer = setup.customer;
     if (setup.connect) options.connect = setup.connect;
     factory = createMcpServerFactory(setup.ob, options);

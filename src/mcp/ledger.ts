@@ -1,3 +1,4 @@
+import { tokenDigest as digest } from '../auth/customer-refresh.js';
 import { type FleetStore, MemoryFleetStore, type OpenBanking } from '../index.js';
 import { ToolRefusal } from './results.js';
 
@@ -33,11 +34,6 @@ function unavailable(what: string): ToolRefusal {
 }
 
 const memories = new WeakMap<OpenBanking, MemoryFleetStore>();
-
-async function digest(text: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 /** A key's record: the digest of the input it was sent with. */
 export interface KeyRecord {

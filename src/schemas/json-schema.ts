@@ -11,15 +11,22 @@ import * as z from 'zod/mini';
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * How a refine is written in JSON Schema: given the zod type it checks (`'number'`) and the JSON
+ * Schema zod wrote for it, adds the keywords the refine means and returns true, or returns false
+ * when it cannot say it for that type.
+ */
+export type RefineWriter = (type: string, json: JsonSchema) => boolean;
+
 /** What {@link toJsonSchema} takes besides the schema. */
 export interface JsonSchemaOptions {
   /** `'input'`: what the schema accepts (default); `'output'`: what it returns after parsing. */
   io?: 'input' | 'output';
+  /** Refines of your own schemas, by their check function, and how each is written. */
+  refines?: ReadonlyMap<unknown, RefineWriter>;
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;
-
-type RefineWriter = (type: string, json: JsonSchema) => boolean;
 
 /**
  * The refines a JSON Schema can describe, by their function: `Number.isSafeInteger` on a number is
@@ -42,16 +49,18 @@ interface Check {
   _zod: { def: { check: string; fn?: { name?: string } } };
 }
 
-/** zod's `override` hook: writes each known refine into the JSON Schema, and refuses any other. */
-function describeRefines({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
-  const def = (zodSchema as { _zod: { def: { type: string; checks?: Check[] } } })._zod.def;
-  for (const check of def.checks ?? []) {
-    const { check: kind, fn } = check._zod.def;
-    if (kind !== 'custom') continue;
-    if (!REFINES.get(fn)?.(def.type, jsonSchema)) {
-      throw new Error(`JSON Schema: a ${def.type} schema carries a refine the document cannot describe (${fn?.name || 'anonymous'}): add it to REFINES in src/schemas/json-schema.ts, or use zod's own checks`);
+/** zod's `override` hook: writes each known refine (the SDK's, then `own`) into the JSON Schema, and refuses any other. */
+function describeRefines(own: ReadonlyMap<unknown, RefineWriter> | undefined) {
+  return ({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: JsonSchema }): void => {
+    const def = (zodSchema as { _zod: { def: { type: string; checks?: Check[] } } })._zod.def;
+    for (const check of def.checks ?? []) {
+      const { check: kind, fn } = check._zod.def;
+      if (kind !== 'custom') continue;
+      if (!(REFINES.get(fn) ?? own?.get(fn))?.(def.type, jsonSchema)) {
+        throw new Error(`JSON Schema: a ${def.type} schema carries a refine the document cannot describe (${fn?.name || 'anonymous'}): add it to REFINES in src/schemas/json-schema.ts, or use zod's own checks`);
+      }
     }
-  }
+  };
 }
 
 /**
@@ -78,7 +87,7 @@ function portable(value: unknown, key?: string): unknown {
  * without `$schema`: the client's id rule as `integer` within ±(2^53 − 1), a nullable value as
  * `anyOf` with `{ "type": "null" }` (never a type array), an open object's other members as
  * `additionalProperties: true`. `openapi.json` and the MCP server's tools are written with it.
- * Throws when the schema carries a refine JSON Schema cannot say.
+ * Throws when the schema carries a refine neither it nor `options.refines` can write.
  *
  * @example
  * ```ts
@@ -110,6 +119,6 @@ export function toJsonSchema(schema: z.ZodMiniType, options: JsonSchemaOptions =
  * @group API description
  */
 export function toJsonSchemas(registry: z.core.$ZodRegistry<{ id?: string }>, options: JsonSchemaOptions & { uri: (id: string) => string }): Record<string, JsonSchema> {
-  const { schemas } = z.toJSONSchema(registry, { io: options.io ?? 'input', reused: 'ref', target: 'draft-2020-12', uri: options.uri, override: describeRefines as never });
+  const { schemas } = z.toJSONSchema(registry, { io: options.io ?? 'input', reused: 'ref', target: 'draft-2020-12', uri: options.uri, override: describeRefines(options.refines) as never });
   return portable(schemas) as Record<string, JsonSchema>;
 }
