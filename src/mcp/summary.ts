@@ -1,45 +1,59 @@
 import { isRecord } from '../core/validation.js';
 
 // A result's text when `structuredContent` carries its data (DESIGN "Agents", row "written for a
-// model"): one `name: value` line per member that has a value, a list as its count and one line
-// per item, nested members dotted. Nulls, empty values and the bank's extension items are left
-// out; every id, reference, amount and status stays, so that a client that shows the model only
-// text still has what the next call needs. Strings are quoted (JSON), so no value writes a line.
+// model"): a `name: value` line per member, nested members dotted, and a list as a table: its
+// column names once, then one row per item (a list within an item as indented rows under it).
+// Nulls, empty values, redacted ones and the bank's extension items are left out; every id,
+// reference, amount and status stays, so that a client that shows the model only text still has
+// what the next call needs. Strings are quoted (JSON), so no value writes a line of its own.
 
-/** Items of a list written out; the rest are counted. */
-const MAX_ITEMS = 50;
+/** Rows of a list written out; the rest are counted. */
+const MAX_ROWS = 50;
 /** How deep nested objects are flattened into dotted names. */
 const MAX_DEPTH = 4;
 
-const scalar = (value: unknown): value is string | number | boolean => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+type Scalar = string | number | boolean;
+const isScalar = (value: unknown): value is Scalar => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+/** A value that says nothing: absent, empty, or masked whole. */
+const silent = (name: string, value: unknown): boolean => value === null || value === undefined || value === '' || value === '[redacted]' || name === 'custom_properties' || (Array.isArray(value) && value.length === 0);
 
-/** `[name, text]` of every member with a value, nested objects dotted. */
-function pairs(value: Record<string, unknown>, prefix = '', depth = 0): [string, string][] {
-  const out: [string, string][] = [];
+/** The members of an object, flattened: scalars (and lists of scalars) by dotted name, lists of objects apart. */
+function flatten(value: Record<string, unknown>, prefix = '', depth = 0): { cells: [string, string][]; lists: [string, unknown[]][] } {
+  const cells: [string, string][] = [];
+  const lists: [string, unknown[]][] = [];
   for (const [name, member] of Object.entries(value)) {
-    if (member === null || member === undefined || member === '' || name === 'custom_properties') continue;
+    if (silent(name, member)) continue;
     const path = `${prefix}${name}`;
-    if (scalar(member)) out.push([path, JSON.stringify(member)]);
-    else if (Array.isArray(member)) {
-      if (member.length === 0) continue;
-      out.push([path, member.every(scalar) ? JSON.stringify(member) : `${member.length} item${member.length === 1 ? '' : 's'}`]);
-    } else if (isRecord(member) && depth < MAX_DEPTH) out.push(...pairs(member, `${path}.`, depth + 1));
+    if (isScalar(member) || (Array.isArray(member) && member.every(isScalar))) cells.push([path, JSON.stringify(member)]);
+    else if (Array.isArray(member)) lists.push([path, member]);
+    else if (isRecord(member) && depth < MAX_DEPTH) {
+      const inner = flatten(member, `${path}.`, depth + 1);
+      cells.push(...inner.cells);
+      lists.push(...inner.lists);
+    }
   }
-  return out;
+  return { cells, lists };
 }
 
-/** One item of a list on one line. */
-const itemLine = (item: unknown): string => (isRecord(item) ? `- ${pairs(item).map(([name, text]) => `${name}: ${text}`).join(', ')}` : `- ${JSON.stringify(item)}`);
-
-/** The text of a result: its members, each list as its count and one line per item. */
-export function summaryOf(data: Record<string, unknown>): string {
-  const lines: string[] = [];
-  for (const [name, member] of Object.entries(data)) {
-    if (Array.isArray(member) && !member.every(scalar)) {
-      lines.push(`${name}: ${member.length} item${member.length === 1 ? '' : 's'}${member.length > 0 ? ':' : ''}`);
-      lines.push(...member.slice(0, MAX_ITEMS).map(itemLine));
-      if (member.length > MAX_ITEMS) lines.push(`… and ${member.length - MAX_ITEMS} more`);
-    } else lines.push(...pairs({ [name]: member }).map(([path, text]) => `${path}: ${text}`));
+/** A list as a table: `name: N items (a | b | c):`, then a row per item, indented by `indent`. */
+function table(name: string, items: unknown[], indent: string): string[] {
+  const rows = items.slice(0, MAX_ROWS).map((item) => (isRecord(item) ? flatten(item) : { cells: [['', JSON.stringify(item)]] as [string, string][], lists: [] }));
+  const columns = [...new Set(rows.flatMap((row) => row.cells.map(([column]) => column)))];
+  const heading = columns.length > 0 && columns[0] !== '' ? ` (${columns.join(' | ')})` : '';
+  const lines = [`${indent}${name}: ${items.length} item${items.length === 1 ? '' : 's'}${heading}:`];
+  for (const row of rows) {
+    const cells = new Map(row.cells);
+    lines.push(`${indent}- ${columns.map((column) => cells.get(column) ?? '').join(' | ')}`);
+    for (const [inner, list] of row.lists) lines.push(...table(inner, list, `${indent}  `));
   }
+  if (items.length > MAX_ROWS) lines.push(`${indent}… and ${items.length - MAX_ROWS} more`);
+  return lines;
+}
+
+/** The text of a result: its members, nested ones dotted, each list a table. */
+export function summaryOf(data: Record<string, unknown>): string {
+  const { cells, lists } = flatten(data);
+  const empty = Object.entries(data).filter(([name, member]) => Array.isArray(member) && member.length === 0 && name !== 'custom_properties');
+  const lines = [...cells.map(([name, text]) => `${name}: ${text}`), ...empty.map(([name]) => `${name}: none`), ...lists.flatMap(([name, list]) => table(name, list, ''))];
   return lines.length > 0 ? lines.join('\n') : 'Done: the answer carried no data.';
 }
