@@ -98,7 +98,7 @@ function portable(value: unknown, key?: string): unknown {
  * @group API description
  */
 export function toJsonSchema(schema: z.ZodMiniType, options: JsonSchemaOptions = {}): JsonSchema {
-  const json = z.toJSONSchema(schema, { io: options.io ?? 'input', target: 'draft-2020-12', override: describeRefines as never }) as JsonSchema;
+  const json = z.toJSONSchema(schema, { io: options.io ?? 'input', target: 'draft-2020-12', override: describeRefines(options.refines) as never }) as JsonSchema;
   const { $schema: _dialect, ...rest } = json;
   return portable(rest) as JsonSchema;
 }
