@@ -94,6 +94,11 @@ describe("schemas: 'strict': null is read as absent", () => {
     expect(page.isError, textOf(page)).toBeFalsy();
   });
 
+  it("schemas takes 'strict' or nothing: another value is refused at start-up", () => {
+    const { ob, session } = bank();
+    expect(() => createMcpServer(ob, { customer: session, schemas: 'loose' as never })).toThrow(expect.objectContaining({ name: 'ValidationError', issues: [expect.objectContaining({ path: 'schemas', code: 'invalid_value' })] }));
+  });
+
   it('without strict schemas, null stays a value: refused where the schema takes none', async () => {
     const s = await open(money);
     const refused = await s.call('transfers_create', { ...TRANSFER, narration: null });
