@@ -34,13 +34,13 @@ Options:
                               accounts.holds.create; instrument tools directDebits.create,
                               directDebits.update, cards.create, accounts.holds.update (each
                               confirmed by the person); or writes (every other POST and PATCH)
+      --strict-schemas        list input schemas as OpenAI's strict function calling takes them
+                              (every property required, null for one left out)
       --max-amount <n>        per-call limit of the money tools, and of a mandate's amount (naira)
       --daily-amount <n>      per-day limit of the money tools (naira, Lagos calendar day)
       --redis <url>           keep the day's total in Redis (also OB_REDIS_URL; needs the redis package)
       --ledger memory         keep it in this process only: a restart starts the day again
       --no-confirm            do not ask the person to confirm (the limits still hold)
-      --strict-schemas        list input schemas as OpenAI's strict function calling takes them
-                              (every property required, null for one left out)
       --http                  serve Streamable HTTP at /mcp instead of stdio
       --host <address>        --http address (default 127.0.0.1; any other needs OB_MCP_TOKEN)
       --port <n>              --http port (default 3000; 0 picks a free one)
@@ -142,12 +142,12 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
       allowNegative: true,
       options: {
         allow: { type: 'string', multiple: true },
+        'strict-schemas': { type: 'boolean', default: false },
         'max-amount': { type: 'string' },
         'daily-amount': { type: 'string' },
         redis: { type: 'string' },
         ledger: { type: 'string' },
         confirm: { type: 'boolean', default: true },
-        'strict-schemas': { type: 'boolean', default: false },
         http: { type: 'boolean', default: false },
         host: { type: 'string', default: '127.0.0.1' },
         port: { type: 'string', default: '3000' },

@@ -190,11 +190,11 @@ export function resolveMcpOptions(ob: unknown, input: McpServerOptions | undefin
   return {
     customer: options.customer,
     listed,
+    schemas: options.schemas ?? 'default',
     limits: limits && { perCall: limits.perCall, perDay: limits.perDay },
     confirm,
     memoryLedger: options.ledger === 'memory' || fleet === undefined,
     connect: options.connect,
     now: options.now ?? Date.now,
-    schemas: options.schemas ?? 'default',
   };
 }
