@@ -3,9 +3,9 @@ import * as z from 'zod/mini';
 import { parseOrThrow } from '../core/validation.js';
 import { type CustomerSession, isTransferPendingError } from '../index.js';
 import { operations } from '../schemas.js';
-import { pathParameter } from '../schemas/common.js';
 import { PURPOSE } from './fields.js';
 import { type ToolInput, toolInput, withoutAbsentNulls } from './inputs.js';
+import { defOf } from './movement.js';
 import { outputSchemaOf } from './outputs.js';
 import { toolError, toolResult } from './results.js';
 
@@ -20,8 +20,11 @@ export const WAIT_MAX_MS = 55_000;
 /** How often it says how long it has waited (ms). */
 export const WAIT_PROGRESS_MS = 5_000;
 
+/** `batch_reference` as transfers.retrieve takes it. */
+const batchReference = defOf(operations['transfers.retrieve'].params).shape!.batch_reference! as z.ZodMiniType<string | number>;
+
 const arguments_ = z.strictObject({
-  batch_reference: pathParameter(),
+  batch_reference: batchReference,
   timeout: z.optional(z.int().check(z.gte(1), z.lte(WAIT_MAX_MS, { error: `must be at most ${WAIT_MAX_MS} ms (the clients give a call 60 s)` }))),
 });
 
