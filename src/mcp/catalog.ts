@@ -59,7 +59,7 @@ type Limits = { readonly perCall?: number; readonly perDay?: number };
 function cost(name: OperationName, kind: ToolKind, limits: Limits | undefined): string {
   const retry = 'To retry, call again with the same idempotency_key and arguments: the bank does not act twice.';
   if (kind === 'read') return 'Read-only.';
-  if (kind === 'write') return `Changes data at the bank. ${retry}`;
+  if (kind === 'write') return `May change data at the bank. ${retry}`;
   const perCall = limits?.perCall === undefined ? undefined : naira(limits.perCall);
   if (kind === 'instrument') {
     const mandate = MANDATE_OPERATIONS.has(name) && perCall ? ` Its amount per debit is at most ${perCall}.` : '';
