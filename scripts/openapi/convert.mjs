@@ -1,7 +1,7 @@
-// zod's JSON Schema conversion of the published schemas, and what zod's conversion leaves out of
-// them: a `refine` is dropped by `z.toJSONSchema`, so every refine a schema carries is either
-// written here as the JSON Schema it means, or stops the build (a rule the document would lose).
-import * as z from 'zod/mini';
+// The published schemas as the document's components and parameters. The conversion itself is the
+// SDK's one (`toJsonSchema` and `toJsonSchemas` of openbanking-ng/schemas, which the MCP server's
+// tools are written with too: the id rule, nullable values as `anyOf`, a refine it cannot describe
+// stopping the build); here the shared pieces get their names and the members their order.
 
 /** `accounts.transactions.list` → `AccountsTransactionsList`. */
 export const pascal = (name) => name.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
@@ -9,59 +9,14 @@ export const pascal = (name) => name.split(/[^A-Za-z0-9]+/).filter(Boolean).map(
 /** A `$ref` to `#/components/<kind>/<name>`. */
 export const ref = (kind, name) => ({ $ref: `#/components/${kind}/${name}` });
 
-const SAFE = Number.MAX_SAFE_INTEGER;
-
-/**
- * The refines the document can describe, by their function: `Number.isSafeInteger` on a number is
- * the client's id rule (a whole number within ±(2^53 − 1): one beyond was rounded by JSON parsing).
- */
-const REFINES = new Map([
-  [
-    Number.isSafeInteger,
-    (type, json) => {
-      if (type !== 'number') return false;
-      json.type = 'integer';
-      json.minimum = Math.max(json.minimum ?? -SAFE, -SAFE);
-      json.maximum = Math.min(json.maximum ?? SAFE, SAFE);
-      return true;
-    },
-  ],
-]);
-
-/** zod's `override` hook: writes each known refine into the JSON Schema, and refuses any other. */
-function describeRefines({ zodSchema, jsonSchema }) {
-  const def = zodSchema._zod.def;
-  for (const check of def.checks ?? []) {
-    const { check: kind, fn } = check._zod.def;
-    if (kind !== 'custom') continue;
-    if (!REFINES.get(fn)?.(def.type, jsonSchema)) {
-      throw new Error(`openapi: a ${def.type} schema carries a refine the document cannot describe (${fn?.name || 'anonymous'}): add it to REFINES in scripts/openapi/convert.mjs, or use zod's own checks`);
-    }
-  }
-}
-
-/** `{anyOf: [{anyOf: [a, b]}, c]}` → `{anyOf: [a, b, c]}`: a nullable union written as one list. */
-function flattenAnyOf(value) {
-  if (Array.isArray(value)) return value.map(flattenAnyOf);
-  if (value === null || typeof value !== 'object') return value;
-  const out = Object.fromEntries(Object.entries(value).map(([key, item]) => [key, flattenAnyOf(item)]));
-  if (Array.isArray(out.anyOf)) out.anyOf = out.anyOf.flatMap((branch) => (Object.keys(branch).length === 1 && Array.isArray(branch.anyOf) ? branch.anyOf : [branch]));
-  return out;
-}
-
-/** zod's JSON Schema of one schema, as the wire carries its input. */
-export function toJson(schema) {
-  return flattenAnyOf(z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', override: describeRefines }));
-}
-
 /**
  * Converts a registry's schemas with zod (input: what the client sends, and what it takes in from an
  * answer) and returns them as components. zod puts what several schemas share under `__shared`; each
  * such piece is named after the first component and member that uses it (`CardsCreateBodyCardExpiry`),
  * and every `$ref` points into `#/components/schemas`.
  */
-export function convert(registry) {
-  const { schemas } = z.toJSONSchema(registry, { io: 'input', reused: 'ref', target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}`, override: describeRefines });
+export function convert(registry, toJsonSchemas) {
+  const schemas = toJsonSchemas(registry, { io: 'input', uri: (id) => `#/components/schemas/${id}` });
   const shared = schemas.__shared?.$defs ?? {};
   delete schemas.__shared;
   const SHARED = /^#\/components\/schemas\/__shared#\/\$defs\/(.+)$/;
@@ -97,15 +52,15 @@ export function convert(registry) {
     return out;
   };
   const components = {};
-  for (const [id, schema] of Object.entries(schemas)) components[id] = flattenAnyOf(rewrite(schema));
-  for (const [def, name] of [...names].sort((a, b) => a[1].localeCompare(b[1]))) components[name] = flattenAnyOf(rewrite(shared[def]));
+  for (const [id, schema] of Object.entries(schemas)) components[id] = rewrite(schema);
+  for (const [def, name] of [...names].sort((a, b) => a[1].localeCompare(b[1]))) components[name] = rewrite(shared[def]);
   return components;
 }
 
-/** The members of an object schema's JSON Schema: `[name, schema, required]`, descriptions apart. */
-export function membersOf(schema) {
+/** The members of an object schema's JSON Schema (converted by `toJsonSchema`): `[name, schema, required]`. */
+export function membersOf(schema, toJsonSchema) {
   if (!schema) return [];
-  const json = toJson(schema);
+  const json = toJsonSchema(schema);
   const required = new Set(json.required ?? []);
   return Object.entries(json.properties ?? {}).map(([name, s]) => {
     const { $schema: _, ...rest } = s;

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of the provider's API, built from the SDK's own operation declarations
-// (`openbanking-ng/schemas`): zod's JSON Schema conversion for every body, query, path parameter and
-// response (convert.mjs), written as the wire carries them (wire.mjs), the `{status, message, data}`
+// (`openbanking-ng/schemas`): the SDK's JSON Schema conversion of every body, query, path parameter and
+// response (`toJsonSchema`, named in convert.mjs), written as the wire carries them (wire.mjs), the `{status, message, data}`
 // envelope around each response, the spec's error bodies for every status the client handles
 // (errors.mjs), headers, servers and OAuth 2.0 scopes. Pure: the same declarations give the same document.
 import * as z from 'zod/mini';
@@ -39,9 +39,9 @@ function securitySchemes(scopes) {
 const successStatus = (name, op) => String(op.status ?? (op.method === 'POST' && name.endsWith('.create') ? 201 : 200));
 
 /** The path and query parameters of `op`: path parameters as the URL's text, query members as the client's schema types them. */
-function parametersOf(op) {
-  const path = membersOf(op.params).map(([name, schema]) => ({ name, in: 'path', required: true, schema: pathText(name, schema) }));
-  const query = membersOf(op.query).map(([name, { description, ...schema }, required]) => ({ name, in: 'query', required, ...(description ? { description } : {}), schema }));
+function parametersOf(op, toJsonSchema) {
+  const path = membersOf(op.params, toJsonSchema).map(([name, schema]) => ({ name, in: 'path', required: true, schema: pathText(name, schema) }));
+  const query = membersOf(op.query, toJsonSchema).map(([name, { description, ...schema }, required]) => ({ name, in: 'query', required, ...(description ? { description } : {}), schema }));
   return [...path, ...query];
 }
 
@@ -72,10 +72,11 @@ function pruneSchemas(doc) {
 }
 
 /**
- * The OpenAPI 3.1 document for `operations` (the `operations` export of `openbanking-ng/schemas`).
- * @param {{ operations: Record<string, any>, scopes: readonly string[], version: string }} input
+ * The OpenAPI 3.1 document for `operations`, written with `toJsonSchema` and `toJsonSchemas` (the
+ * exports of `openbanking-ng/schemas`, the module `operations` comes from).
+ * @param {{ operations: Record<string, any>, scopes: readonly string[], version: string, toJsonSchema: Function, toJsonSchemas: Function }} input
  */
-export function buildDocument({ operations, scopes, version }) {
+export function buildDocument({ operations, scopes, version, toJsonSchema, toJsonSchemas }) {
   const names = Object.keys(operations).sort();
   const inputs = z.registry();
   const outputs = z.registry();
@@ -84,7 +85,7 @@ export function buildDocument({ operations, scopes, version }) {
     if (op.body) inputs.add(op.body, { id: `${pascal(name)}Body` });
     if (op.response) outputs.add(op.response, { id: `${pascal(name)}Data` });
   }
-  const schemas = { ...convert(inputs), ...convert(outputs) };
+  const schemas = { ...convert(inputs, toJsonSchemas), ...convert(outputs, toJsonSchemas) };
   // Each shape the client reads besides the documented one is described, or the build stops.
   for (const name of names) {
     if (Boolean(operations[name].reshape) !== Boolean(TOLERATED[name])) throw new Error(`openapi: ${name} ${operations[name].reshape ? 'reads other shapes of data: describe them in TOLERATED' : 'has TOLERATED shapes but no reshape'} (scripts/openapi/wire.mjs)`);
@@ -116,7 +117,7 @@ export function buildDocument({ operations, scopes, version }) {
       summary: `${name} (${op.token === 'customer' ? "customer's token" : op.token === 'client' ? 'client-credentials token' : "client-credentials or customer's token"})`,
       tags: [name.split('.')[0]],
       security: [{ oauth2: [...op.scopes] }],
-      parameters: [...parametersOf(op), ref('parameters', 'IdempotencyKey'), ref('parameters', 'Signature'), ref('parameters', 'ConnectionId')],
+      parameters: [...parametersOf(op, toJsonSchema), ref('parameters', 'IdempotencyKey'), ref('parameters', 'Signature'), ref('parameters', 'ConnectionId')],
       ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', `${pascal(name)}Body`) } } } } : {}),
       responses: {
         [status]: { description: 'Success: the `{status, message, data}` envelope', content: { 'application/json': { schema: envelope } } },

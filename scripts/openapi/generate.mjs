@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { buildDocument } from './document.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const { operations } = await import(new URL('dist/schemas.js', `file://${root}`).href);
+const { operations, toJsonSchema, toJsonSchemas } = await import(new URL('dist/schemas.js', `file://${root}`).href);
 const { SCOPES } = await import(new URL('dist/index.js', `file://${root}`).href);
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
-const text = `${JSON.stringify(buildDocument({ operations, scopes: SCOPES, version }), null, 2)}\n`;
+const text = `${JSON.stringify(buildDocument({ operations, scopes: SCOPES, version, toJsonSchema, toJsonSchemas }), null, 2)}\n`;
 const file = `${root}openapi.json`;
 if (process.argv.includes('--check')) {
   let committed = '';

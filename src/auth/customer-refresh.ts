@@ -1,5 +1,5 @@
 import { ConnectionError, ConsentEndedError, OAuthError, TimeoutError } from '../errors/index.js';
-import { toHex } from '../core/field-crypto.js';
+import { sha256 } from '../core/field-crypto.js';
 import { type FleetAccess, keyPart, pause, StoreFailure } from '../core/store.js';
 import { parseTokenSet, type TokenSet } from './tokens.js';
 
@@ -65,7 +65,7 @@ export interface RefreshContext {
 
 /** SHA-256 of a token, hex: how a claim and an ending name a refresh token. */
 export async function tokenDigest(token: string): Promise<string> {
-  return toHex(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(token))));
+  return sha256(token);
 }
 
 /** The scopes `tokens` carries, in the order given, or undefined when it has no `scope`. */

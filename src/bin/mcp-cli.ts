@@ -34,6 +34,8 @@ Options:
                               accounts.holds.create; instrument tools directDebits.create,
                               directDebits.update, cards.create, accounts.holds.update (each
                               confirmed by the person); or writes (every other POST and PATCH)
+      --strict-schemas        list input schemas as OpenAI's strict function calling takes them
+                              (every property required, null for one left out)
       --max-amount <n>        per-call limit of the money tools, and of a mandate's amount (naira)
       --daily-amount <n>      per-day limit of the money tools (naira, Lagos calendar day)
       --redis <url>           keep the day's total in Redis (also OB_REDIS_URL; needs the redis package)
@@ -140,6 +142,7 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
       allowNegative: true,
       options: {
         allow: { type: 'string', multiple: true },
+        'strict-schemas': { type: 'boolean', default: false },
         'max-amount': { type: 'string' },
         'daily-amount': { type: 'string' },
         redis: { type: 'string' },
@@ -188,6 +191,7 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
     const options: McpServerOptions = { allow, confirm: values.confirm ? 'elicit' : 'none' };
     if (perCall !== undefined || perDay !== undefined) options.limits = { ...(perCall !== undefined ? { perCall } : {}), ...(perDay !== undefined ? { perDay } : {}) } as McpServerOptions['limits'];
     if (values.ledger === 'memory') options.ledger = 'memory';
+    if (values['strict-schemas']) options.schemas = 'strict';
     if (setup.customer) options.customer = setup.customer;
     if (setup.connect) options.connect = setup.connect;
     factory = createMcpServerFactory(setup.ob, options);

@@ -199,6 +199,15 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** SHA-256 of `text`'s UTF-8 bytes, in `encoding`: Node's hash where there is one (synchronous), Web Crypto elsewhere. */
+export function sha256(text: string, encoding: SignatureEncoding = 'hex'): string | Promise<string> {
+  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(text, 'utf8').digest(encoding);
+  return crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)).then((buffer) => {
+    const bytes = new Uint8Array(buffer);
+    return encoding === 'hex' ? toHex(bytes) : toBase64(bytes);
+  });
+}
+
 /**
  * The request signature of the spec: SHA-256 of `clientSecret + ';' + idempotencyKey`, written
  * in `encoding`. Computed once per logical call and re-sent unchanged on every retry.
@@ -208,10 +217,5 @@ export function computeSignature(
   idempotencyKey: string,
   encoding: SignatureEncoding = 'hex',
 ): string | Promise<string> {
-  const input = `${clientSecret};${idempotencyKey}`;
-  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(input, 'utf8').digest(encoding);
-  return crypto.subtle.digest('SHA-256', new TextEncoder().encode(input)).then((buffer) => {
-    const bytes = new Uint8Array(buffer);
-    return encoding === 'hex' ? toHex(bytes) : toBase64(bytes);
-  });
+  return sha256(`${clientSecret};${idempotencyKey}`, encoding);
 }

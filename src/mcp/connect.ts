@@ -1,5 +1,5 @@
 import type { CustomerSession, CustomerSessionOptions, DeviceAuthorization, OpenBanking, Scope, TokenSet } from '../index.js';
-import type { JsonSchema } from './json-schema.js';
+import type { JsonSchema } from '../schemas.js';
 import { ToolRefusal } from './results.js';
 
 /** What `connect_bank` answers: where the person approves, never the device code. */

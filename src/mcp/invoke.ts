@@ -1,39 +1,27 @@
-import { type CustomerSession, type OpenBanking, type RequestOptions, ValidationError, type ValidationIssue } from '../index.js';
+import type { CustomerSession, OpenBanking, RequestOptions } from '../index.js';
 import type { OperationTool } from './catalog.js';
-import { IDEMPOTENCY_KEY, KEY_PATTERN } from './movement.js';
+import { IDEMPOTENCY_KEY } from './fields.js';
+import { checkArguments } from './inputs.js';
 
 /** A tool's arguments as the operation's method takes them. */
 export interface CallInput {
   /** The path parameters, in the method's order. */
   params: unknown[];
-  /** The body or the query (undefined: none given, or the operation takes none). */
+  /** The body or the query (undefined: the operation takes neither). */
   payload: Record<string, unknown> | undefined;
   /** The `idempotency_key` argument of a write tool. */
   idempotencyKey: string | undefined;
 }
 
-
-
 /**
- * Splits arguments into path parameters, query or body, and the idempotency key. What no part of
- * the operation takes is refused here; everything else is checked by the client before sending.
+ * Checks the arguments once against the tool's schema (a `ValidationError` naming every bad one,
+ * nothing sent), then splits them into path parameters, query or body, and the idempotency key.
  */
 export function splitArguments(tool: OperationTool, args: Record<string, unknown>): CallInput {
-  const issues: ValidationIssue[] = [];
-  const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(args ?? {})) if (!tool.params.includes(key) && key !== IDEMPOTENCY_KEY) rest[key] = value;
-  let idempotencyKey: string | undefined;
-  if (tool.kind !== 'read' && args?.[IDEMPOTENCY_KEY] !== undefined) {
-    const key = args[IDEMPOTENCY_KEY];
-    if (typeof key === 'string' && KEY_PATTERN.test(key)) idempotencyKey = key;
-    else issues.push({ path: IDEMPOTENCY_KEY, message: 'must be 1–255 visible ASCII characters', code: 'invalid_format' });
-  } else if (tool.kind === 'read' && IDEMPOTENCY_KEY in (args ?? {})) rest[IDEMPOTENCY_KEY] = args[IDEMPOTENCY_KEY];
-  if (tool.input === 'none') for (const key of Object.keys(rest)) issues.push({ path: key, message: 'is not a known field', code: 'unrecognized_keys' });
-  if (tool.input === 'query') for (const key of Object.keys(rest)) if (!tool.query.has(key)) issues.push({ path: key, message: 'is not a known field', code: 'unrecognized_keys' });
-  if (issues.length > 0) throw new ValidationError(`Invalid arguments for ${tool.name}`, issues);
-  // A query is always given (maybe empty), so that the client names each missing member.
-  const payload = tool.input === 'none' ? undefined : rest;
-  return { params: tool.params.map((name) => args?.[name]), payload, idempotencyKey };
+  const { [IDEMPOTENCY_KEY]: key, ...checked } = checkArguments(tool, args);
+  const payload = Object.fromEntries(Object.entries(checked).filter(([name]) => !tool.params.includes(name)));
+  // A query is always given (maybe empty), as the method takes it.
+  return { params: tool.params.map((name) => checked[name]), payload: tool.takes === 'none' ? undefined : payload, idempotencyKey: key as string | undefined };
 }
 
 type Method = (...args: unknown[]) => PromiseLike<unknown>;
@@ -44,6 +32,6 @@ export async function invoke(target: OpenBanking | CustomerSession, tool: Operat
   let owner: unknown = target;
   for (const part of path.slice(0, -1)) owner = (owner as Record<string, unknown>)[part];
   const method = (owner as Record<string, Method>)[path.at(-1)!]!;
-  const args = tool.input === 'none' ? [...input.params, options] : [...input.params, input.payload, options];
+  const args = tool.takes === 'none' ? [...input.params, options] : [...input.params, input.payload, options];
   return await method.apply(owner, args);
 }

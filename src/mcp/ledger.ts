@@ -1,3 +1,4 @@
+import { sha256 } from '../core/field-crypto.js';
 import { type FleetStore, MemoryFleetStore, type OpenBanking } from '../index.js';
 import { ToolRefusal } from './results.js';
 
@@ -34,11 +35,6 @@ function unavailable(what: string): ToolRefusal {
 
 const memories = new WeakMap<OpenBanking, MemoryFleetStore>();
 
-async function digest(text: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 /** A key's record: the digest of the input it was sent with. */
 export interface KeyRecord {
   input: string;
@@ -68,7 +64,7 @@ export class Ledger {
 
   /** The scope of a customer session `id` (hashed: a key never spells a customer's id), else the server's. */
   async scope(customerId: string | undefined): Promise<string> {
-    return customerId === undefined ? 'server' : `customer-${(await digest(customerId)).slice(0, 32)}`;
+    return customerId === undefined ? 'server' : `customer-${(await sha256(customerId)).slice(0, 32)}`;
   }
 
   #dayKey(scope: string, day: string): string {
@@ -76,7 +72,7 @@ export class Ledger {
   }
 
   async #keyKey(scope: string, key: string): Promise<string> {
-    return `${this.#prefix}:key:${scope}:${await digest(key)}`;
+    return `${this.#prefix}:key:${scope}:${await sha256(key)}`;
   }
 
   async #call<T>(what: string, run: () => Promise<T>): Promise<T> {
@@ -150,7 +146,7 @@ export class Ledger {
 
   /** Spends a confirmation's nonce: true the first time, false for every later use, in any process of the fleet. */
   async spendConfirmation(nonce: string): Promise<boolean> {
-    const key = `${this.#prefix}:confirmation:${await digest(nonce)}`;
+    const key = `${this.#prefix}:confirmation:${await sha256(nonce)}`;
     return this.#call('to spend the confirmation', () => this.#store.compareAndSet(key, undefined, 'spent', CONFIRMATION_TTL_MS));
   }
 
@@ -162,7 +158,7 @@ export class Ledger {
 }
 
 /** The digest of a tool call's input: the tool and its arguments, keys sorted, the idempotency key left out. */
-export function inputDigest(tool: string, args: Record<string, unknown>): Promise<string> {
+export async function inputDigest(tool: string, args: Record<string, unknown>): Promise<string> {
   const canonical = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(canonical);
     if (typeof value !== 'object' || value === null) return value;
@@ -173,5 +169,5 @@ export function inputDigest(tool: string, args: Record<string, unknown>): Promis
     );
   };
   const { idempotency_key: _key, ...rest } = args;
-  return digest(JSON.stringify([tool, canonical(rest)]));
+  return sha256(JSON.stringify([tool, canonical(rest)]));
 }

@@ -1,8 +1,9 @@
 import * as z from 'zod/mini';
 import { isSecretField } from '../core/redact.js';
-import { isRecord, parseOrThrow, rule } from '../core/validation.js';
+import { isRecord, parseOrThrow } from '../core/validation.js';
 import { type CustomerSession, type OpenBanking, type OperationName, type RequestOptions, ValidationError } from '../index.js';
 import { operations } from '../schemas.js';
+import { ACCOUNT_FIELDS, accountNumber, amount, IDEMPOTENCY_KEY, idempotencyKey } from './fields.js';
 
 // What the person confirms (DESIGN "Agents", rows "what asks a person" and "money input"): a money
 // or instrument tool takes exactly the fields the person is shown, every shown text is one quoted
@@ -15,37 +16,32 @@ export const INSTRUMENT_OPERATIONS: ReadonlySet<OperationName> = new Set<Operati
 /** Instruments whose `amount` (per debit) may not exceed `limits.perCall`. */
 export const MANDATE_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>(['directDebits.create', 'directDebits.update']);
 
-/** The argument every write tool takes; never sent as a field. */
-export const IDEMPOTENCY_KEY = 'idempotency_key';
-
-/** The SDK's rule for a caller's idempotency key: 1–255 visible ASCII characters. */
-export const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-
 /** Longest text shown (and sent) for one field. */
 const SHOWN_LENGTH = 140;
 /** Control and format characters, line and paragraph separators: none reaches the person's screen. */
 const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-/** An amount as JavaScript writes it back: digits, and at most two decimals (no exponent). */
-const KOBO_PRECISE = /^\d+(\.\d{1,2})?$/;
-
-/** A positive amount in naira with at most two decimals, small enough to count in kobo exactly. */
-const amount = () =>
-  z.number().check(
-    z.positive(),
-    rule((v: number) => KOBO_PRECISE.test(String(v)) && v * 100 <= Number.MAX_SAFE_INTEGER, 'must be an amount in naira with at most two decimals (1500.5 is ₦1,500.50)', 'invalid_amount'),
-  );
 
 type Def = { type: string; shape?: Record<string, z.ZodMiniType>; innerType?: z.ZodMiniType };
-const defOf = (schema: z.ZodMiniType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
+/** A zod schema's definition: its type, and its shape or inner type. */
+export const defOf = (schema: z.ZodMiniType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
-/** `schema` with every object strict and without `custom_properties` (never shown), amounts held to kobo. */
+/** `member` with its inner type replaced by `inner`, optional (or nullable) as it was. */
+export function sameOptionality(member: z.ZodMiniType, inner: z.ZodMiniType): z.ZodMiniType {
+  const def = defOf(member);
+  if (def.type === 'optional') return z.optional(sameOptionality(def.innerType!, inner));
+  if (def.type === 'nullable') return z.nullable(sameOptionality(def.innerType!, inner));
+  return inner;
+}
+
+/** `schema` with every object strict and without `custom_properties` (never shown), amounts held to kobo, account numbers ten-digit strings. */
 function shownCopy(schema: z.ZodMiniType): z.ZodMiniType {
   const def = defOf(schema);
   if (def.type === 'optional') return z.optional(shownCopy(def.innerType!));
   if (def.type === 'nullable') return z.nullable(shownCopy(def.innerType!));
   if (def.type !== 'object') return schema;
   const shape = Object.entries(def.shape!).filter(([name]) => name !== 'custom_properties');
-  return z.strictObject(Object.fromEntries(shape.map(([name, member]) => [name, name === 'amount' ? amount() : shownCopy(member)])));
+  const copy = (name: string, member: z.ZodMiniType) => (name === 'amount' ? amount() : ACCOUNT_FIELDS.has(name) ? sameOptionality(member, accountNumber()) : shownCopy(member));
+  return z.strictObject(Object.fromEntries(shape.map(([name, member]) => [name, copy(name, member)])));
 }
 
 const shownSchemas = new Map<OperationName, z.ZodMiniType<Record<string, unknown>>>();
@@ -56,10 +52,11 @@ export function shownSchema(name: OperationName): z.ZodMiniType<Record<string, u
   if (schema) return schema;
   const op = operations[name];
   const body = op.body ? defOf(shownCopy(op.body)).shape! : {};
-  const shape: Record<string, z.ZodMiniType> = { ...(op.params ? defOf(op.params).shape : {}), ...body };
+  const params = Object.entries(op.params ? defOf(op.params).shape! : {}).map(([name, member]) => [name, ACCOUNT_FIELDS.has(name) ? accountNumber() : member] as const);
+  const shape: Record<string, z.ZodMiniType> = { ...Object.fromEntries(params), ...body };
   // The transfer's body declares no currency: one may be given, and only naira moves.
   if (name === 'transfers.create') shape.currency = z.optional(z.enum(['NGN']));
-  shape[IDEMPOTENCY_KEY] = z.optional(z.string().check(z.regex(KEY_PATTERN, { error: 'must be 1–255 visible ASCII characters' })));
+  shape[IDEMPOTENCY_KEY] = z.optional(idempotencyKey());
   schema = z.strictObject(shape) as unknown as z.ZodMiniType<Record<string, unknown>>;
   shownSchemas.set(name, schema);
   return schema;

@@ -65,6 +65,12 @@ export interface McpServerOptions {
   connect?: CustomerSessionOptions;
   /** Clock in milliseconds that decides the Lagos calendar day. Default `Date.now`. */
   now?: () => number;
+  /**
+   * `'strict'`: input schemas in the form OpenAI's strict function calling takes unchanged (every
+   * property required, an optional one as `anyOf [T, null]`, `additionalProperties: false`, only
+   * the keywords that mode supports), and a `null` argument read as absent.
+   */
+  schemas?: 'strict';
 }
 
 /** The options checked, the tools' operations resolved. */
@@ -78,9 +84,11 @@ export interface ResolvedMcpOptions {
   memoryLedger: boolean;
   connect: CustomerSessionOptions | undefined;
   now: () => number;
+  /** How input schemas are listed. */
+  schemas: 'default' | 'strict';
 }
 
-const KNOWN = new Set(['customer', 'allow', 'limits', 'confirm', 'ledger', 'connect', 'now']);
+const KNOWN = new Set(['customer', 'allow', 'limits', 'confirm', 'ledger', 'connect', 'now', 'schemas']);
 
 /** The edit distance of two names, for "did you mean". */
 function distance(a: string, b: string): number {
@@ -169,6 +177,7 @@ export function resolveMcpOptions(ob: unknown, input: McpServerOptions | undefin
   }
   if (options.connect !== undefined && (typeof options.connect !== 'object' || options.connect === null)) issues.push({ path: 'connect', message: 'must be the options of ob.forCustomer', code: 'invalid_type' });
   if (options.now !== undefined && typeof options.now !== 'function') issues.push({ path: 'now', message: 'must be a function returning milliseconds', code: 'invalid_type' });
+  if (options.schemas !== undefined && options.schemas !== 'strict') issues.push({ path: 'schemas', message: "must be 'strict' (or left out)", code: 'invalid_value' });
   if (issues.length > 0) {
     const missing = issues.filter((i) => i.path.startsWith('limits.') && i.code === 'missing').map((i) => i.path);
     let title = 'Invalid MCP server options';
@@ -181,6 +190,7 @@ export function resolveMcpOptions(ob: unknown, input: McpServerOptions | undefin
   return {
     customer: options.customer,
     listed,
+    schemas: options.schemas ?? 'default',
     limits: limits && { perCall: limits.perCall, perDay: limits.perDay },
     confirm,
     memoryLedger: options.ledger === 'memory' || fleet === undefined,

@@ -1,8 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSecretField, maskText, REDACT_DEPTH } from '../core/redact.js';
 import { isApiError, isOpenBankingError } from '../index.js';
-import type { JsonSchema } from './json-schema.js';
-import { IDEMPOTENCY_KEY } from './movement.js';
+import type { JsonSchema } from '../schemas.js';
+import { IDEMPOTENCY_KEY } from './fields.js';
+import { summaryOf } from './summary.js';
 
 // What results show (DESIGN "Agents", row "results"): data masked by the SDK's own redaction rule,
 // in `structuredContent` and text alike; a card number and the customer's BVN and NIN keep their
@@ -76,12 +77,16 @@ export function scrub(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** A tool's answer: the masked data as `structuredContent` (`{ items }` for an array) and as text. */
-export function toolResult(tool: { kind: string; wrapsArray: boolean }, data: unknown, idempotencyKey: string | undefined, secrets: readonly string[]): CallToolResult {
+/**
+ * A tool's answer: the masked data as `structuredContent` (`{ items }` for an array), and as text
+ * its summary (every value the next call may need, in fewer words), after `note` when given.
+ */
+export function toolResult(tool: { kind: string; wrapsArray: boolean }, data: unknown, idempotencyKey: string | undefined, secrets: readonly string[], note?: string): CallToolResult {
   const masked = maskResult(data, secrets);
   const structured: Record<string, unknown> = tool.wrapsArray || Array.isArray(masked) ? { items: masked } : { ...(masked as Record<string, unknown>) };
   if (tool.kind !== 'read' && idempotencyKey !== undefined) structured[IDEMPOTENCY_KEY] = idempotencyKey;
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  const text = note === undefined ? summaryOf(structured) : `${note}\n${summaryOf(structured)}`;
+  return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
 /**

@@ -1,14 +1,16 @@
 import { type CallToolResult, type InputRequiredResult, McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import { type CustomerSession, type OpenBanking, type RequestOptions, type Scope, ValidationError } from '../index.js';
-import { operations } from '../schemas.js';
-import { isConfirmed, type OperationTool, operationTools, toolName } from './catalog.js';
+import { type CustomerSession, type OpenBanking, type RequestOptions, type Scope } from '../index.js';
+import { type JsonSchema, operations } from '../schemas.js';
+import { asStandardSchema, isConfirmed, type OperationTool, operationTools, toolName } from './catalog.js';
 import { type Confirmation, confirmationCodec } from './confirm.js';
 import { CONNECT_OUTPUT, CustomerLink } from './connect.js';
+import { PURPOSE } from './fields.js';
+import { withoutAbsentNulls } from './inputs.js';
 import { invoke, splitArguments } from './invoke.js';
-import { asStandardSchema, type JsonSchema, jsonSchemaOf } from './json-schema.js';
 import { Ledger } from './ledger.js';
 import { type McpServerOptions, resolveMcpOptions, type ResolvedMcpOptions } from './options.js';
-import { maskedSchema, ToolRefusal, toolError, toolResult } from './results.js';
+import { ToolRefusal, toolError, toolResult } from './results.js';
+import { WAIT_INPUT, WAIT_TOOL, waitForTransfer } from './wait.js';
 import { AttemptLog, runWrite } from './writes.js';
 import type { RequestStateCodec } from '@modelcontextprotocol/server';
 import { version } from '../../package.json';
@@ -28,20 +30,6 @@ interface AgentState {
 
 /** One attempt log per client: its `request` events count what left the process, whichever server asks. */
 const attemptLogs = new WeakMap<OpenBanking, AttemptLog>();
-
-/** `transfers_wait` waits at most this long; the default stays inside the 60 s clients give a call. */
-const WAIT_MAX_MS = 120_000;
-const WAIT_DEFAULT_MS = 50_000;
-
-const WAIT_INPUT: JsonSchema = {
-  type: 'object',
-  properties: {
-    batch_reference: { anyOf: [{ type: 'string', minLength: 1 }, { type: 'number' }], description: 'The batch_reference transfers_create returned.' },
-    timeout: { type: 'number', exclusiveMinimum: 0, maximum: WAIT_MAX_MS, description: `How long to wait, in ms (default ${WAIT_DEFAULT_MS}, at most ${WAIT_MAX_MS}).` },
-  },
-  required: ['batch_reference'],
-  additionalProperties: false,
-};
 
 /** The scopes `connect_bank` asks consent for: those of the customer tools listed. */
 function customerScopes(tools: readonly OperationTool[], listed: ReadonlySet<string>): Scope[] {
@@ -73,7 +61,9 @@ function secretsOf(state: AgentState): string[] {
   return [tokens?.access_token, tokens?.refresh_token].filter((t): t is string => typeof t === 'string');
 }
 
-async function callOperation(state: AgentState, server: McpServer, tool: OperationTool, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+async function callOperation(state: AgentState, server: McpServer, tool: OperationTool, given: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  // Under strict schemas a `null` stands for an argument left out.
+  const args = state.options.schemas === 'strict' ? (withoutAbsentNulls(given, tool.input.nullMeansAbsent) as Record<string, unknown>) : given;
   try {
     const target = targetFor(state, tool);
     // Every tool call is a logical call of the client, its span naming the tool.
@@ -82,21 +72,6 @@ async function callOperation(state: AgentState, server: McpServer, tool: Operati
     const { ledger, attempts, codec, options: o } = state;
     const customerId = target === state.ob ? undefined : (target as CustomerSession).id;
     return await runWrite({ server, ctx, tool, args, target, customerId, ledger, attempts, codec, limits: o.limits, confirm: o.confirm, options, secrets: secretsOf(state) });
-  } catch (error) {
-    return toolError(error, secretsOf(state));
-  }
-}
-
-async function waitForTransfer(state: AgentState, args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> {
-  const tool = { kind: 'read', wrapsArray: false } as const;
-  try {
-    const { batch_reference: reference, timeout = WAIT_DEFAULT_MS, ...rest } = args ?? {};
-    const issues = Object.keys(rest).map((key) => ({ path: key, message: 'is not a known field', code: 'unrecognized_keys' }));
-    if (typeof reference !== 'number' && (typeof reference !== 'string' || reference === '')) issues.push({ path: 'batch_reference', message: 'is required (a string or number)', code: 'missing' });
-    if (typeof timeout !== 'number' || !(timeout > 0 && timeout <= WAIT_MAX_MS)) issues.push({ path: 'timeout', message: `must be a number of ms above 0, at most ${WAIT_MAX_MS}`, code: 'invalid_value' });
-    if (issues.length > 0) throw new ValidationError('Invalid arguments for transfers_wait', issues);
-    const session = state.link.require();
-    return toolResult(tool, await session.transfers.waitForCompletion(reference as string | number, { timeout: timeout as number, signal: ctx.mcpReq.signal }), undefined, secretsOf(state));
   } catch (error) {
     return toolError(error, secretsOf(state));
   }
@@ -135,28 +110,19 @@ function buildServer(state: AgentState): McpServer {
     if (list) listed.push(tool);
   };
   for (const tool of state.tools) {
-    const shown = { name: tool.name, title: tool.operation, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { ...tool.annotations } };
+    const inputSchema = state.options.schemas === 'strict' ? tool.input.strict : tool.input.json;
+    const shown = { name: tool.name, title: tool.operation, description: tool.description, inputSchema, outputSchema: tool.outputSchema, annotations: { ...tool.annotations } };
     const enabled = state.listed.has(tool.name);
     register(shown, enabled ? (args, ctx) => callOperation(state, server, tool, args, ctx) : async () => notAllowed(tool), enabled);
   }
-  const wait = maskedSchema(jsonSchemaOf(operations['transfers.retrieve'].response!, 'output')) as JsonSchema;
-  register(
-    {
-      name: 'transfers_wait',
-      title: 'transfers.waitForCompletion',
-      description: `Waits for a transfer to settle: polls transfers.retrieve (1 s, then 2, 4, 8 … s apart) until its status is final, for at most timeout ms. Never sends the transfer again.`,
-      inputSchema: WAIT_INPUT,
-      outputSchema: wait,
-      annotations: { readOnlyHint: true, idempotentHint: true },
-    },
-    (args, ctx) => waitForTransfer(state, args, ctx),
-  );
+  const strict = state.options.schemas === 'strict';
+  register({ ...WAIT_TOOL, inputSchema: strict ? WAIT_INPUT.strict : WAIT_INPUT.json }, async (args, ctx) => waitForTransfer(() => state.link.require(), args, ctx, strict, secretsOf(state)));
   if (state.options.customer === undefined) {
     register(
       {
         name: 'connect_bank',
         title: 'Connect the customer',
-        description: "Starts the bank's device-code consent for the scopes of the customer tools: returns the address and the code the person enters there. The customer tools work once they approve.",
+        description: PURPOSE.connect_bank,
         inputSchema: { type: 'object', properties: {}, additionalProperties: false },
         outputSchema: CONNECT_OUTPUT,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -210,7 +176,7 @@ function agentState(ob: OpenBanking, options: McpServerOptions | undefined): Age
   return {
     ob,
     options: resolved,
-    tools: operationTools(),
+    tools: operationTools(resolved.limits),
     listed: new Set([...resolved.listed].map(toolName)),
     link: new CustomerLink(ob, resolved.customer, resolved.connect),
     ledger: new Ledger(ob, resolved.now, resolved.memoryLedger),

@@ -104,7 +104,9 @@ export function jsonType<const T extends ReadonlyArray<'string' | 'number' | 'bo
  */
 export const pathParameter = () =>
   z.union([
-    z.string().check(z.minLength(1), z.regex(/^(?!\.\.?(?:;|$))/, { error: 'must not be a dot segment' })),
+    // Written without look-ahead, so that every JSON Schema reader takes its pattern: `.` and `..`,
+    // alone or before `;`, are refused; anything else (the empty string is minLength's) passes.
+    z.string().check(z.minLength(1), z.regex(/^(?:$|[^.]|\.[^.;]|\.\.[^;])/, { error: 'must not be a dot segment' })),
     z.number().check(z.minimum(-Number.MAX_SAFE_INTEGER), z.maximum(Number.MAX_SAFE_INTEGER)),
   ]);
 

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { aesCbcCipher, aesGcmCipher, type CustomerSession, OPERATION_SCOPES, OpenBanking, plaintextCipher } from '../../src/index.js';
 import { tripleDesCipher } from '../../src/node.js';
 import { CARD_SECRET_REQUEST_FIELDS, CARD_SECRET_RESPONSE_FIELDS } from '../../src/schemas/cards.js';
-import { operations } from '../../src/schemas.js';
+import { operations, toJsonSchema, toJsonSchemas } from '../../src/schemas.js';
 import { createSandbox } from '../../src/testing.js';
 import { buildDocument } from '../../scripts/openapi/document.mjs';
 import { validCard } from '../support/cards.js';
@@ -114,7 +114,7 @@ describe('numeric ids are integers within ±(2^53 − 1), or strings: exactly wh
 
   it('a refine the generator cannot describe stops the build, rather than being dropped', () => {
     const refined = { method: 'GET', path: '/x', token: 'client', scopes: [], response: z.looseObject({ code: z.string().check(z.refine((s) => s.length % 2 === 0)) }) };
-    expect(() => buildDocument({ operations: { 'x.list': refined }, scopes: [], version: '0' })).toThrow(/refine the document cannot describe/);
+    expect(() => buildDocument({ operations: { 'x.list': refined }, scopes: [], version: '0', toJsonSchema, toJsonSchemas })).toThrow(/refine the document cannot describe/);
   });
 });
 

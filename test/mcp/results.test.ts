@@ -103,7 +103,8 @@ describe.each(LINES)('results masked by the SDK rule, for the %s', (_line, conne
     expect(cards.isError, textOf(cards)).toBeFalsy();
     const card = (cards.structuredContent as { cards: Record<string, unknown>[] }).cards[0]!;
     expect(card).toMatchObject({ card_id: 'CARD-1', cardNumber: '7890', pan: '7890', cvv: '[redacted]', cvv2: '[redacted]', card_pin: '[redacted]', track2: '[redacted]', customer_bvn: '5678', nin: '8901' });
-    expect(JSON.parse(textOf(cards))).toEqual(cards.structuredContent);
+    // The text summarises the same masked values (DESIGN "written for a model").
+    expect(textOf(cards)).toContain('cards: 1 item (card_id | card_status | cardNumber | pan | customer_bvn | nin):\n- "CARD-1" | "ACTIVE" | "7890" | "7890" | "5678" | "8901"');
     const customer = await agent.call('customers_retrieve');
     const accounts = await agent.call('accounts_list');
     expect(customer.structuredContent).toMatchObject({ bvn: '5678' });
