@@ -183,7 +183,7 @@ export class SessionTokens {
     const ending = await this.#refresh.ending(this.#id);
     if (ending === undefined || generation !== this.#generation || !(await this.#refresh.ends(ending, tokens))) return;
     if (generation !== this.#generation) return; // new tokens arrived meanwhile
-    throw this.#end(endedElsewhere(grantedScopes(tokens) ?? ending.scopes));
+    throw this.#end(endedElsewhere(grantedScopes(tokens) ?? ending.scopes, ending.reason));
   }
 
   #assertUsable(): void {

@@ -1,9 +1,9 @@
 import * as oauth from 'oauth4webapi';
 import { OpenBankingError } from '../errors/base.js';
-import { AbortError, ConnectionError } from '../errors/base.js';
+import { AbortError, ConnectionError, ValidationError } from '../errors/base.js';
 import { OAuthError } from '../errors/base.js';
 import type { EventHub } from '../core/events.js';
-import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
+import { type AttemptObserver, type Exchange, neverWritten, noAnswer, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/config.js';
 import { maskText, rememberToken } from '../core/redact.js';
 import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/http.js';
@@ -170,16 +170,32 @@ export function runGrant<T>(what: string, request: GrantRequest, step: (options:
   return hub?.active ? observeGrant(hub, what, request.scope, run) : run();
 }
 
+/** The identity host's refusals of a grant: a well-formed OAuth error (4xx with `error`), a challenge, a 429. */
+const refusals = new WeakSet<OAuthError>();
+const refusal = (error: OAuthError): OAuthError => (refusals.add(error), error);
+
+/**
+ * Whether a failed grant provably did not redeem what it carried (DESIGN "customer refresh"): the
+ * SDK's own checks refused it, the connection was refused or the name did not resolve before the
+ * request was written, or the identity host answered 429 or a well-formed OAuth error other than
+ * `invalid_grant`. A timeout, a reset, an answer lost or cut, a 5xx or an unreadable 200 may have.
+ */
+export function grantNotRedeemed(error: unknown): boolean {
+  if (error instanceof ValidationError) return true;
+  if (error instanceof OAuthError) return refusals.has(error) && error.error !== 'invalid_grant';
+  return neverWritten(error);
+}
+
 /** oauth4webapi's errors as SDK errors: OAuth error bodies and challenges to {@link OAuthError}. */
 function oauthFailure(what: string, error: unknown): OpenBankingError | undefined {
   if (error instanceof oauth.ResponseBodyError) {
-    return new OAuthError(error.error, error.error_description && maskText(error.error_description), { status: error.status });
+    return refusal(new OAuthError(error.error, error.error_description && maskText(error.error_description), { status: error.status }));
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     const challenge = error.cause[0];
     const code = challenge?.parameters.error ?? 'invalid_client';
     const description = challenge?.parameters.error_description;
-    return new OAuthError(code, description && maskText(description), { status: error.status });
+    return refusal(new OAuthError(code, description && maskText(description), { status: error.status }));
   }
   // The body stopped half-way (the connection closed after the status line): a network failure
   // like any other, not an answer from the identity host.
@@ -188,6 +204,7 @@ function oauthFailure(what: string, error: unknown): OpenBankingError | undefine
   }
   if (error instanceof oauth.OperationProcessingError) {
     const status = error.cause instanceof Response ? error.cause.status : undefined;
+    if (status === 429) return refusal(unexpectedAnswer(what, 'HTTP 429', status));
     return status !== undefined ? unexpectedAnswer(what, `HTTP ${status}`, status) : unexpectedAnswer(what, error.message);
   }
   if (error instanceof oauth.UnsupportedOperationError) {
