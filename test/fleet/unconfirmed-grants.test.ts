@@ -63,7 +63,7 @@ describe('a refresh grant whose outcome is unknown, across two processes on a re
       try {
         // A first, then B, then each once more: every step after the first grant sends nothing.
         const steps = [await a.step(), await b.step(), await a.step(), await b.step()];
-        expect(server.requests.refreshGrants(tokens.refresh_token)).toBe(1);
+        expect(server.requests.refreshGrants(tokens.refresh_token!)).toBe(1);
         expect(server.requests.count(GRANTS)).toBe(1);
         for (const step of steps) expect(step).toMatchObject({ ok: false, error: { name: 'ConsentEndedError', reason: 'refresh_unconfirmed' } });
       } finally {
