@@ -3,6 +3,7 @@ import type { RequestOptions } from '../core/validation.js';
 import type { BearerSource } from '../core/http.js';
 import type { RequestParams } from '../resources/runner.js';
 import { ConsentEndedError, OAuthError, ValidationError } from '../errors/index.js';
+import { sessionMemory } from '../core/secret-memory.js';
 import { Namespaces } from '../resources/namespaces.js';
 import type { OperationRunner } from '../resources/runner.js';
 import { type CustomerRefresh, endedElsewhere, grantedScopes } from './customer-refresh.js';
@@ -81,6 +82,8 @@ export class SessionTokens {
   readonly #onTokens: CustomerSessionOptions['onTokens'];
   readonly #onConsentEnded: CustomerSessionOptions['onConsentEnded'];
   #tokens: TokenSet;
+  /** Masks this session's tokens in any text for as long as the session lives, whatever else the process remembers. */
+  readonly #secrets = sessionMemory();
   #state: SessionState;
   /** Bumped whenever the caller replaces the tokens: a late refresh or ending cannot touch the new ones. */
   #generation = 0;
@@ -98,7 +101,7 @@ export class SessionTokens {
     this.#onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
     this.#onConsentEnded = typeof options?.onConsentEnded === 'function' ? options.onConsentEnded : undefined;
     const checked = checkCustomerTokens(tokens, options, now());
-    this.#tokens = checked.tokens;
+    this.#tokens = this.#held(checked.tokens);
     this.#state = checked.invalid ? { name: 'refused', error: checked.invalid } : { name: 'active' };
   }
 
@@ -115,7 +118,7 @@ export class SessionTokens {
   /** New tokens from the caller: the state starts again (`active`, or `refused` when they are bad). */
   setTokens(tokens: TokenSetInput): void {
     const checked = checkCustomerTokens(tokens, undefined, this.#now());
-    this.#tokens = checked.tokens;
+    this.#tokens = this.#held(checked.tokens);
     this.#state = checked.invalid ? { name: 'refused', error: checked.invalid } : { name: 'active' };
     this.#generation++;
   }
@@ -186,6 +189,11 @@ export class SessionTokens {
     throw this.#end(endedElsewhere(grantedScopes(tokens) ?? ending.scopes, ending.reason));
   }
 
+  #held(tokens: TokenSet): TokenSet {
+    for (const token of [tokens?.access_token, tokens?.refresh_token]) this.#secrets.remember('token', token);
+    return tokens;
+  }
+
   #assertUsable(): void {
     const state = this.#state;
     if (state.name === 'ended' || state.name === 'refused') throw state.error;
@@ -227,7 +235,7 @@ export class SessionTokens {
     if (generation !== this.#generation && !bad && current.refresh_token !== before.refresh_token && current.expires_at >= fresh.expires_at) return current;
     // An answer without `scope` grants what was granted before (RFC 6749 §5.1).
     if (fresh.scope === undefined && before.scope !== undefined) fresh = { ...fresh, scope: before.scope };
-    this.#tokens = fresh;
+    this.#tokens = this.#held(fresh);
     this.#state = { name: 'active' };
     if (this.#onTokens && redeemed) await this.#onTokens({ ...fresh });
     return fresh;

@@ -282,15 +282,6 @@ export function noAnswer(failure: unknown, ex: Exchange): unknown {
   return new ConnectionError(`${what} failed: could not get a complete answer from ${ex.host} (${describeNetworkFailure(failure)})`, { idempotencyKey, cause: scrubCause(failure) });
 }
 
-/** System codes of a connection that failed before the request was written: refused, or the host name did not resolve. */
-const NOT_WRITTEN: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
-
-/** True for a {@link ConnectionError} (never a timeout) whose request provably never left: the connection was refused, or the name did not resolve. */
-export function neverWritten(error: unknown): boolean {
-  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
-  return error instanceof ConnectionError && !(error instanceof TimeoutError) && typeof code === 'string' && NOT_WRITTEN.has(code);
-}
-
 /** One debug line per attempt; headers and body redacted. */
 function logAttempt(ex: Exchange, request: Request, status: number | string): void {
   const log = ex.logger;
