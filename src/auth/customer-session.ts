@@ -296,12 +296,12 @@ export interface SessionLink {
  *   and every waiting and later call rejects with `ConsentEndedError` (its `scopes` are what to
  *   ask the customer for again) without a request, the ones sent with client credentials too,
  *   until {@link CustomerSession.setTokens}. Sessions with the same `id` holding that refresh
- *   token (in other processes, with a fleet) end too, without a refresh request. A refresh whose
- *   answer never came (a timeout), or whose claimer in the fleet stopped, ends it the same way
- *   with `reason: 'refresh_unconfirmed'`: the refresh token may be spent and is never sent again.
- *   Any other refusal (`OAuthError`) rejects the same way and is never retried either. A refresh
- *   that failed to reach the identity host (`ConnectionError`) rejects the waiting calls; the
- *   next call tries once more.
+ *   token end too, without a refresh request. A refresh sent with no answer saying how it ended
+ *   (a timeout, a reset, a lost or cut answer, a 5xx, an unreadable 200), or whose claimer stopped,
+ *   ends it the same way with `reason: 'refresh_unconfirmed'`: the token may be spent, never sent
+ *   again. A 429 or any other OAuth refusal rejects with `OAuthError`, never retried either. A
+ *   refresh whose connection was refused, or whose host name did not resolve, before the request
+ *   was written (`ConnectionError`) rejects the waiting calls; the next call tries once more.
  * - A typed operation whose scopes (after `operationScopes`) the token set's `scope` does not
  *   grant rejects before sending with `ValidationError` (`scope_not_granted`); a set without
  *   `scope` is not checked.
