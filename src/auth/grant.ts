@@ -207,7 +207,8 @@ function oauthFailure(what: string, error: unknown): OpenBankingError | undefine
     const challenge = error.cause[0];
     const code = challenge?.parameters.error ?? 'invalid_client';
     const description = challenge?.parameters.error_description;
-    return refusal(new OAuthError(code, description && maskText(description), { status: error.status }));
+    const refused = new OAuthError(code, description && maskText(description), { status: error.status });
+    return error.status >= 400 && error.status < 500 ? refusal(refused) : refused; // a 5xx's challenge refuses nothing for sure
   }
   // The body stopped half-way (the connection closed after the status line): a network failure
   // like any other, not an answer from the identity host.
