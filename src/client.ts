@@ -277,7 +277,7 @@ function requestScopes(params: RequestParams): Scope[] {
 
 /** What a grant needs from the client's options. */
 function grantContext(c: ResolvedOptions): GrantContext {
-  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now, events: c.events };
+  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now, events: c.events, secrets: c.secrets };
 }
 
 /**

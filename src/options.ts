@@ -10,7 +10,7 @@ import { type Scope, SCOPES } from './core/config.js';
 import type { SignatureEncoding } from './core/config.js';
 import { FleetLink } from './fleet/link.js';
 import { EventHub } from './core/events.js';
-import { rememberSecret } from './core/redact.js';
+import { clientMemory } from './core/secret-memory.js';
 import { RateLimiter } from './core/store.js';
 import { type FleetAccess, type FleetStore, localAccess, MemoryFleetStore } from './core/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/namespaces.js';
@@ -223,14 +223,16 @@ function crossIssues(input: Partial<Record<keyof ClientOptions, unknown>>): Vali
 
 /** Validates every option and fills in defaults; throws one {@link ValidationError} listing every problem. */
 export function resolveOptions(input: ClientOptions): ResolvedOptions {
-  if (typeof input?.clientSecret === 'string' && input.clientSecret.trim() !== '') rememberSecret(input.clientSecret); // masked wherever a text quotes it
+  // The client's own memory of what to mask: its secret first, so that even a refusal of the options masks it.
+  const secrets = clientMemory();
+  if (typeof input?.clientSecret === 'string' && input.clientSecret.trim() !== '') secrets.remember('secret', input.clientSecret);
   const { data: given, issues } = parse(clientOptions, input);
   const all = isRecord(input) ? [...issues, ...crossIssues(input)] : issues;
   if (all.length > 0 || given === undefined) throw new ValidationError('Invalid OpenBanking options', all);
 
   const { clientId, clientSecret } = given;
   const previousClientSecrets = given.previousClientSecrets ?? [];
-  for (const secret of previousClientSecrets) rememberSecret(secret);
+  for (const secret of previousClientSecrets) secrets.remember('secret', secret);
   const environment = given.environment ?? 'sandbox';
   const baseUrl = given.baseUrl ?? SANDBOX_HOSTS.baseUrl;
   const authUrl = given.authUrl ?? SANDBOX_HOSTS.authUrl;
@@ -286,5 +288,6 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
     sleep,
     now,
     events: new EventHub(log),
+    secrets,
   };
 }

@@ -168,25 +168,25 @@ describe('ob.forCustomer', () => {
     expect(calls).toEqual(['access-5']);
   });
 
-  it('a refresh that cannot reach the identity host fails the waiting calls; the next call tries again', async () => {
+  it('a refresh whose connection is refused (the grant never left) fails the waiting calls; the next call tries again', async () => {
     const refreshes: Recorded[] = [];
     let down = true;
     server.use(
-      refreshEndpoint(refreshes, (form) => {
-        if (down) return HttpResponse.error();
-        return HttpResponse.json({ access_token: 'access-1', token_type: 'Bearer', expires_in: 3600, refresh_token: form.get('refresh_token') === 'refresh-0' ? 'refresh-1' : 'x' });
-      }),
+      refreshEndpoint(refreshes, (form) =>
+        HttpResponse.json({ access_token: 'access-1', token_type: 'Bearer', expires_in: 3600, refresh_token: form.get('refresh_token') === 'refresh-0' ? 'refresh-1' : 'x' }),
+      ),
       accountsEndpoint([], () => true),
     );
-    const { ob } = testClient();
+    const refused = () => Promise.reject(new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) }));
+    const { ob } = testClient({ fetch: (input, init) => (down && String(input instanceof Request ? input.url : input).startsWith(AUTH) ? refused() : fetch(input, init)) });
     const customer = ob.forCustomer(expired(0));
     const results = await Promise.allSettled([customer.request({ method: 'GET', path: '/accounts' }), customer.request({ method: 'GET', path: '/accounts' })]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect((results[0] as PromiseRejectedResult).reason).toBeInstanceOf(ConnectionError);
-    expect(refreshes).toHaveLength(1);
+    expect(refreshes).toHaveLength(0);
     down = false;
     await customer.request({ method: 'GET', path: '/accounts' });
-    expect(refreshes).toHaveLength(2);
+    expect(refreshes).toHaveLength(1);
     expect(customer.tokens.access_token).toBe('access-1');
   });
 

@@ -1,6 +1,7 @@
-import { ConnectionError, ConsentEndedError, OAuthError, TimeoutError } from '../errors/index.js';
+import { ConnectionError, ConsentEndedError, type ConsentEndedReason, OAuthError, OpenBankingError } from '../errors/index.js';
 import { sha256 } from '../core/field-crypto.js';
 import { type FleetAccess, keyPart, pause, StoreFailure } from '../core/store.js';
+import { grantNotRedeemed } from './grant.js';
 import { parseTokenSet, type TokenSet } from './tokens.js';
 
 // The customer refresh protocol, in the words of docs/scaling.md ("One refresh per customer"):
@@ -12,7 +13,7 @@ import { parseTokenSet, type TokenSet } from './tokens.js';
 // Records (under `openbanking-ng:<clientId>:`, sealed in a fleet):
 //   customer:<id>         the customer's set: the latest token set of the sessions with that id
 //   claim:<sha256(rt)>    the claim on a refresh token: { by: client instance, outcome? }
-//   customer:<id>:ended   the ending: { refresh: sha256 of the refused refresh token, scopes }
+//   customer:<id>:ended   the ending: { refresh: sha256 of the refused or unconfirmed refresh token, scopes, reason? }
 //   customer:<id>:lock    the lock: helps the sessions of one id wait their turn, decides nothing
 
 /** How long the store keeps a customer's set, a claim and an ending: 30 days. */
@@ -33,12 +34,14 @@ export interface Claim {
   outcome?: ClaimOutcome;
 }
 
-/** An ended consent as the store keeps it: the refused refresh token's digest, never a token. */
+/** An ended consent as the store keeps it: the refused (or unconfirmed) refresh token's digest, never a token. */
 export interface Ending {
-  /** SHA-256 (hex) of the refused refresh token: only sessions holding that token end. */
+  /** SHA-256 (hex) of the refused or unconfirmed refresh token: only sessions holding that token end. */
   refresh: string;
   /** The ended set's scopes. */
   scopes: string[] | undefined;
+  /** Why it ended; absent (an earlier version's record) is `'invalid_grant'`. */
+  reason?: ConsentEndedReason;
   /** When it ended, by the writer's clock: for people reading the store, never compared. */
   endedAt?: number;
 }
@@ -91,6 +94,8 @@ export const steps = {
   ends: (ending: Ending, held: string, _tokens: TokenSet): boolean => ending.refresh === held,
   /** A claimer whose records could not be stored: keeps the new set and keeps trying. */
   storeFailed: (retry: () => void, _release: () => void): void => retry(),
+  /** Whether a grant that failed (other than `invalid_grant`) provably left its refresh token unspent: only then is the claim given up. */
+  release: (error: unknown): boolean => grantNotRedeemed(error),
 };
 
 /**
@@ -205,26 +210,24 @@ export class CustomerRefresh {
     return { tokens: fresh, redeemed: true };
   }
 
-  /** What a grant that did not redeem means for the claim, and the error the session gets. */
+  /**
+   * What a grant that did not redeem means for the claim, and the error the session gets. Only a
+   * grant that provably did not rotate the token gives the claim up; any other failure may have
+   * spent it at the provider: `unconfirmed`, never sent again, the sessions holding it end.
+   */
   async #refused(error: unknown, current: TokenSet, digest: string, id: string | undefined, raw: string | undefined): Promise<unknown> {
-    if (error instanceof OAuthError && error.error === 'invalid_grant') {
-      // Told to the others before this session's calls reject, so none sends the refused token again.
-      const ended = endedHere(error, current);
-      this.#remember(digest, { outcome: 'refused', error: ended });
-      const ending: Ending = { refresh: digest, scopes: grantedScopes(current), endedAt: this.#ctx.now() };
-      await this.#record([...(id === undefined ? [] : [() => this.#write(this.#endingKey(id), ending)]), () => this.#writeOutcome(digest, 'refused')], () => undefined);
-      return ended;
+    const invalid = error instanceof OAuthError && error.error === 'invalid_grant';
+    if (!invalid && steps.release(error)) {
+      if (raw !== undefined) await this.#ctx.store.strictDelete(this.#claimKey(digest), raw).catch(() => undefined);
+      return error;
     }
-    // No answer in time, or an answer that could not be read: the token may be spent. Never sent again.
-    if (error instanceof TimeoutError || (error instanceof OAuthError && error.status !== undefined && error.status < 300)) {
-      const ended = unconfirmed(current, 'the refresh grant got no usable answer in time');
-      this.#remember(digest, { outcome: 'unconfirmed', error: ended });
-      await this.#record([() => this.#writeOutcome(digest, 'unconfirmed')], () => undefined);
-      return ended;
-    }
-    // Refused otherwise, or the identity host never reached: the token was not spent, the claim is released.
-    if (raw !== undefined) await this.#ctx.store.strictDelete(this.#claimKey(digest), raw).catch(() => undefined);
-    return error;
+    // Told to the others before this session's calls reject, so none sends the token again.
+    const ended = invalid ? endedHere(error, current) : unconfirmed(grantedScopes(current), `the refresh grant got no answer that says whether it redeemed the token (${failureName(error)})`);
+    const outcome: ClaimOutcome = invalid ? 'refused' : 'unconfirmed';
+    this.#remember(digest, { outcome, error: ended });
+    const ending: Ending = { refresh: digest, scopes: grantedScopes(current), endedAt: this.#ctx.now(), ...(invalid ? {} : { reason: 'refresh_unconfirmed' as const }) };
+    await this.#record([...(id === undefined ? [] : [() => this.#write(this.#endingKey(id), ending)]), () => this.#writeOutcome(digest, outcome)], () => undefined);
+    return ended;
   }
 
   /** 4. Wait, then take up: another client's claim; its outcome ends the session or hands over the customer's set, none yet means wait. */
@@ -237,17 +240,17 @@ export class CustomerRefresh {
       if (this.#seen.size > REMEMBERED) this.#seen.delete(this.#seen.keys().next().value!);
       if (now - since < UNCONFIRMED_AFTER_LOCK_TTLS * this.#ctx.lockTtlMs) return WAIT;
       this.#seen.delete(digest);
-      throw unconfirmed(current, `its refresh token was claimed by a client that recorded no outcome for ${Math.round((now - since) / 1000)} s (it stopped, or lost its answer)`);
+      throw unconfirmed(grantedScopes(current), `its refresh token was claimed by a client that recorded no outcome for ${Math.round((now - since) / 1000)} s (it stopped, or lost its answer)`);
     }
     this.#seen.delete(digest);
-    if (claim.outcome === 'refused') throw endedElsewhere(grantedScopes(current));
-    if (claim.outcome === 'unconfirmed') throw unconfirmed(current, 'the client that sent its refresh token got no usable answer');
+    if (claim.outcome === 'refused') throw endedElsewhere(grantedScopes(current), 'invalid_grant');
+    if (claim.outcome === 'unconfirmed') throw unconfirmed(grantedScopes(current), 'the client that sent its refresh token got no answer that says whether it was redeemed');
     // Redeemed: take up the customer's set, unless its consent ended too.
-    if (id === undefined) throw unconfirmed(current, 'its refresh token was redeemed by another client, and a session without an id cannot take up the new set');
+    if (id === undefined) throw unconfirmed(grantedScopes(current), 'its refresh token was redeemed by another client, and a session without an id cannot take up the new set');
     const set = parseTokenSet(await this.#read(this.#customerKey(id)));
     if (set === undefined || set.refresh_token === undefined || set.refresh_token === current.refresh_token) return WAIT;
     const ending = parseEnding(await this.#read(this.#endingKey(id)));
-    if (ending && (await this.ends(ending, set))) throw endedElsewhere(grantedScopes(current) ?? ending.scopes);
+    if (ending && (await this.ends(ending, set))) throw endedElsewhere(grantedScopes(current) ?? ending.scopes, ending.reason);
     return { tokens: set, redeemed: false };
   }
 
@@ -329,7 +332,7 @@ export function parseEnding(text: string | undefined): Ending | undefined {
     const value = JSON.parse(text) as Partial<Ending>;
     if (typeof value?.refresh !== 'string') return undefined;
     const scopes = Array.isArray(value.scopes) ? value.scopes.filter((s): s is string => typeof s === 'string') : undefined;
-    return { refresh: value.refresh, scopes, ...(typeof value.endedAt === 'number' ? { endedAt: value.endedAt } : {}) };
+    return { refresh: value.refresh, scopes, ...(typeof value.endedAt === 'number' ? { endedAt: value.endedAt } : {}), ...(value.reason === 'refresh_unconfirmed' ? { reason: value.reason } : {}) };
   } catch {
     return undefined;
   }
@@ -342,13 +345,21 @@ export function endedHere(error: OAuthError, tokens: TokenSet): ConsentEndedErro
 }
 
 /** The error of an ending another client of the fleet recorded; `scopes` are this session's. */
-export function endedElsewhere(scopes: string[] | undefined): ConsentEndedError {
-  return new ConsentEndedError('the consent ended in another process of the fleet (its refresh was answered invalid_grant)', scopes);
+export function endedElsewhere(scopes: string[] | undefined, reason: ConsentEndedReason = 'invalid_grant'): ConsentEndedError {
+  if (reason === 'invalid_grant') return new ConsentEndedError('the consent ended in another process of the fleet (its refresh was answered invalid_grant)', scopes);
+  return unconfirmed(scopes, 'another client sent its refresh token and got no answer that says whether it was redeemed');
+}
+
+/** A failure's class, and its status when it has one: what the unconfirmed ending says of it (never its text). */
+function failureName(error: unknown): string {
+  if (!(error instanceof OpenBankingError)) return 'a failure outside the SDK';
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' ? `${error.name}, HTTP ${status}` : error.name;
 }
 
 /** The error of a refresh never confirmed: the refresh token may be spent, so it is never sent again. */
-function unconfirmed(tokens: TokenSet, why: string): ConsentEndedError {
-  return new ConsentEndedError(`the session's refresh was never confirmed: ${why}; sending its refresh token again could end the consent at the provider`, grantedScopes(tokens), {
+function unconfirmed(scopes: string[] | undefined, why: string): ConsentEndedError {
+  return new ConsentEndedError(`the session's refresh was never confirmed: ${why}; sending its refresh token again could end the consent at the provider`, scopes, {
     reason: 'refresh_unconfirmed',
   });
 }

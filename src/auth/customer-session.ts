@@ -3,6 +3,7 @@ import type { RequestOptions } from '../core/validation.js';
 import type { BearerSource } from '../core/http.js';
 import type { RequestParams } from '../resources/runner.js';
 import { ConsentEndedError, OAuthError, ValidationError } from '../errors/index.js';
+import { sessionMemory } from '../core/secret-memory.js';
 import { Namespaces } from '../resources/namespaces.js';
 import type { OperationRunner } from '../resources/runner.js';
 import { type CustomerRefresh, endedElsewhere, grantedScopes } from './customer-refresh.js';
@@ -81,6 +82,8 @@ export class SessionTokens {
   readonly #onTokens: CustomerSessionOptions['onTokens'];
   readonly #onConsentEnded: CustomerSessionOptions['onConsentEnded'];
   #tokens: TokenSet;
+  /** Masks this session's tokens in any text for as long as the session lives, whatever else the process remembers. */
+  readonly #secrets = sessionMemory();
   #state: SessionState;
   /** Bumped whenever the caller replaces the tokens: a late refresh or ending cannot touch the new ones. */
   #generation = 0;
@@ -98,7 +101,7 @@ export class SessionTokens {
     this.#onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
     this.#onConsentEnded = typeof options?.onConsentEnded === 'function' ? options.onConsentEnded : undefined;
     const checked = checkCustomerTokens(tokens, options, now());
-    this.#tokens = checked.tokens;
+    this.#tokens = this.#held(checked.tokens);
     this.#state = checked.invalid ? { name: 'refused', error: checked.invalid } : { name: 'active' };
   }
 
@@ -115,7 +118,7 @@ export class SessionTokens {
   /** New tokens from the caller: the state starts again (`active`, or `refused` when they are bad). */
   setTokens(tokens: TokenSetInput): void {
     const checked = checkCustomerTokens(tokens, undefined, this.#now());
-    this.#tokens = checked.tokens;
+    this.#tokens = this.#held(checked.tokens);
     this.#state = checked.invalid ? { name: 'refused', error: checked.invalid } : { name: 'active' };
     this.#generation++;
   }
@@ -183,7 +186,12 @@ export class SessionTokens {
     const ending = await this.#refresh.ending(this.#id);
     if (ending === undefined || generation !== this.#generation || !(await this.#refresh.ends(ending, tokens))) return;
     if (generation !== this.#generation) return; // new tokens arrived meanwhile
-    throw this.#end(endedElsewhere(grantedScopes(tokens) ?? ending.scopes));
+    throw this.#end(endedElsewhere(grantedScopes(tokens) ?? ending.scopes, ending.reason));
+  }
+
+  #held(tokens: TokenSet): TokenSet {
+    for (const token of [tokens?.access_token, tokens?.refresh_token]) this.#secrets.remember('token', token);
+    return tokens;
   }
 
   #assertUsable(): void {
@@ -227,7 +235,7 @@ export class SessionTokens {
     if (generation !== this.#generation && !bad && current.refresh_token !== before.refresh_token && current.expires_at >= fresh.expires_at) return current;
     // An answer without `scope` grants what was granted before (RFC 6749 §5.1).
     if (fresh.scope === undefined && before.scope !== undefined) fresh = { ...fresh, scope: before.scope };
-    this.#tokens = fresh;
+    this.#tokens = this.#held(fresh);
     this.#state = { name: 'active' };
     if (this.#onTokens && redeemed) await this.#onTokens({ ...fresh });
     return fresh;
@@ -288,12 +296,12 @@ export interface SessionLink {
  *   and every waiting and later call rejects with `ConsentEndedError` (its `scopes` are what to
  *   ask the customer for again) without a request, the ones sent with client credentials too,
  *   until {@link CustomerSession.setTokens}. Sessions with the same `id` holding that refresh
- *   token (in other processes, with a fleet) end too, without a refresh request. A refresh whose
- *   answer never came (a timeout), or whose claimer in the fleet stopped, ends it the same way
- *   with `reason: 'refresh_unconfirmed'`: the refresh token may be spent and is never sent again.
- *   Any other refusal (`OAuthError`) rejects the same way and is never retried either. A refresh
- *   that failed to reach the identity host (`ConnectionError`) rejects the waiting calls; the
- *   next call tries once more.
+ *   token end too, without a refresh request. A refresh sent with no answer saying how it ended
+ *   (a timeout, a reset, a lost or cut answer, a 5xx, an unreadable 200), or whose claimer stopped,
+ *   ends it the same way with `reason: 'refresh_unconfirmed'`: the token may be spent, never sent
+ *   again. A 429 or any other OAuth refusal rejects with `OAuthError`, never retried either. A
+ *   refresh whose connection was refused, or whose host name did not resolve, before the request
+ *   was written (`ConnectionError`) rejects the waiting calls; the next call tries once more.
  * - A typed operation whose scopes (after `operationScopes`) the token set's `scope` does not
  *   grant rejects before sending with `ValidationError` (`scope_not_granted`); a set without
  *   `scope` is not checked.

@@ -1,7 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { AbortError, OAuthError } from '../errors/index.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
-import { rememberSecret, rememberToken } from '../core/redact.js';
 import { type ScopeInput, scopeList } from '../core/config.js';
 import type { Endpoints } from '../core/config.js';
 import type { Sleep } from '../core/retry-timing.js';
@@ -127,8 +126,8 @@ export async function exchangeCode(ctx: AuthContext, params: ExchangeCodeParams,
   else checkRedirectUri(issues, 'redirectUri', redirectUri);
   const signal = checkSignal(issues, options);
   throwIfAny('Invalid code exchange', issues);
-  rememberToken(p.code);
-  rememberSecret(p.codeVerifier);
+  ctx.grant.secrets?.remember('login', p.code);
+  ctx.grant.secrets?.remember('login', p.codeVerifier);
   return requestCodeExchange(ctx.grant, ctx.endpoints.token, { code: p.code, codeVerifier: p.codeVerifier, redirectUri: redirectUri! }, signal);
 }
 
@@ -138,7 +137,7 @@ export async function refresh(ctx: AuthContext, refreshToken: string | undefined
   requireString(issues, 'refreshToken', refreshToken);
   const signal = checkSignal(issues, options);
   throwIfAny('Invalid refresh', issues);
-  rememberToken(refreshToken);
+  ctx.grant.secrets?.remember('token', refreshToken);
   return requestRefresh(ctx.grant, ctx.endpoints.token, refreshToken as string, signal);
 }
 
@@ -296,7 +295,7 @@ export async function pollDeviceAuthorization(ctx: GrantContext, poll: DevicePol
     try {
       return await runGrant('device code grant', { ctx, url, signal }, async (options) => {
         const response = await oauth.deviceCodeGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), poll.deviceCode, options);
-        return toTokenSet(await oauth.processDeviceCodeResponse(as, client, response), ctx.now());
+        return toTokenSet(await oauth.processDeviceCodeResponse(as, client, response), ctx.now(), ctx.secrets);
       });
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;

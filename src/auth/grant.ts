@@ -1,11 +1,12 @@
 import * as oauth from 'oauth4webapi';
 import { OpenBankingError } from '../errors/base.js';
-import { AbortError, ConnectionError } from '../errors/base.js';
+import { AbortError, ConnectionError, neverWritten, TimeoutError, ValidationError } from '../errors/base.js';
 import { OAuthError } from '../errors/base.js';
 import type { EventHub } from '../core/events.js';
 import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/config.js';
-import { maskText, rememberToken } from '../core/redact.js';
+import { maskText } from '../core/redact.js';
+import type { SecretMemory } from '../core/secret-memory.js';
 import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/http.js';
 import { observeGrant } from '../core/events.js';
 
@@ -46,6 +47,8 @@ export interface GrantContext {
   now: () => number;
   /** The client's listeners and instrumentations: each grant request is a `token` event. */
   events?: EventHub | undefined;
+  /** What the client remembers to mask: the tokens its grants bring. */
+  secrets?: SecretMemory | undefined;
 }
 
 /** An answer no grant can use: `OAuthError('server_error')`, with the status when it is the reason. */
@@ -68,8 +71,8 @@ export interface TokenEndpointAnswer {
   scope?: string;
 }
 
-/** Converts a checked token response into a {@link TokenSet} with `expires_at`. */
-export function toTokenSet(response: TokenEndpointAnswer, nowMs: number = Date.now()): TokenSet {
+/** Converts a checked token response into a {@link TokenSet} with `expires_at`; its tokens are remembered in `memory`, to be masked. */
+export function toTokenSet(response: TokenEndpointAnswer, nowMs: number = Date.now(), memory?: SecretMemory): TokenSet {
   const expiresIn = typeof response.expires_in === 'number' ? response.expires_in : 3600;
   const set: TokenSet = {
     access_token: response.access_token,
@@ -79,8 +82,8 @@ export function toTokenSet(response: TokenEndpointAnswer, nowMs: number = Date.n
     expires_at: Math.floor(nowMs / 1000) + expiresIn,
   };
   if (typeof response.refresh_token === 'string') set.refresh_token = response.refresh_token;
-  rememberToken(set.access_token);
-  rememberToken(set.refresh_token);
+  memory?.remember('token', set.access_token);
+  memory?.remember('token', set.refresh_token);
   if (typeof response.scope === 'string') set.scope = response.scope;
   return set;
 }
@@ -175,16 +178,33 @@ export function runGrant<T>(what: string, request: GrantRequest, step: (options:
   return hub?.active ? observeGrant(hub, what, request.scope, run) : run();
 }
 
+/** The identity host's refusals of a grant: a well-formed OAuth error (4xx with `error`), a challenge, a 429. */
+const refusals = new WeakSet<OAuthError>();
+const refusal = (error: OAuthError): OAuthError => (refusals.add(error), error);
+
+/**
+ * Whether a failed grant provably did not redeem what it carried (DESIGN "customer refresh"): the
+ * SDK's own checks refused it, the connection was refused or the name did not resolve before the
+ * request was written, or the identity host answered 429 or a well-formed OAuth error other than
+ * `invalid_grant`. A timeout, a reset, an answer lost or cut, a 5xx or an unreadable 200 may have.
+ */
+export function grantNotRedeemed(error: unknown): boolean {
+  if (error instanceof ValidationError) return true;
+  if (error instanceof OAuthError) return refusals.has(error) && error.error !== 'invalid_grant';
+  return neverWritten(error);
+}
+
 /** oauth4webapi's errors as SDK errors: OAuth error bodies and challenges to {@link OAuthError}. */
 function oauthFailure(what: string, error: unknown): OpenBankingError | undefined {
   if (error instanceof oauth.ResponseBodyError) {
-    return new OAuthError(error.error, error.error_description && maskText(error.error_description), { status: error.status });
+    return refusal(new OAuthError(error.error, error.error_description && maskText(error.error_description), { status: error.status }));
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     const challenge = error.cause[0];
     const code = challenge?.parameters.error ?? 'invalid_client';
     const description = challenge?.parameters.error_description;
-    return new OAuthError(code, description && maskText(description), { status: error.status });
+    const refused = new OAuthError(code, description && maskText(description), { status: error.status });
+    return error.status >= 400 && error.status < 500 ? refusal(refused) : refused; // a 5xx's challenge refuses nothing for sure
   }
   // The body stopped half-way (the connection closed after the status line): a network failure
   // like any other, not an answer from the identity host.
@@ -193,6 +213,7 @@ function oauthFailure(what: string, error: unknown): OpenBankingError | undefine
   }
   if (error instanceof oauth.OperationProcessingError) {
     const status = error.cause instanceof Response ? error.cause.status : undefined;
+    if (status === 429) return refusal(unexpectedAnswer(what, 'HTTP 429', status));
     return status !== undefined ? unexpectedAnswer(what, `HTTP ${status}`, status) : unexpectedAnswer(what, error.message);
   }
   if (error instanceof oauth.UnsupportedOperationError) {
@@ -213,7 +234,7 @@ export async function requestClientCredentials(ctx: GrantContext, tokenPath: str
   if (scope) params.set('scope', scope);
   return runGrant('client credentials grant', { ctx, url, signal, scope }, async (options) => {
     const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, options);
-    return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), ctx.now());
+    return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), ctx.now(), ctx.secrets);
   });
 }
 
@@ -235,7 +256,7 @@ export async function requestCodeExchange(
     // (the browser already checked the state), so the parameters are rebuilt from it.
     const callback = oauth.validateAuthResponse(as, client, new URLSearchParams({ code: params.code }), oauth.skipStateCheck);
     const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), callback, params.redirectUri, params.codeVerifier, options);
-    return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), ctx.now());
+    return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), ctx.now(), ctx.secrets);
   });
 }
 
@@ -250,7 +271,7 @@ export async function requestRefresh(ctx: GrantContext, tokenPath: string, refre
   const client: oauth.Client = { client_id: ctx.clientId };
   return runGrant('refresh token grant', { ctx, url, signal }, async (options) => {
     const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), refreshToken, options);
-    const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response), ctx.now());
+    const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response), ctx.now(), ctx.secrets);
     set.refresh_token ??= refreshToken;
     return set;
   });

@@ -1,5 +1,4 @@
 import type { BearerSource } from '../core/http.js';
-import { rememberToken } from '../core/redact.js';
 import { scopeList } from '../core/config.js';
 import { type FleetAccess, MemoryFleetStore, pause } from '../core/store.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
@@ -95,7 +94,7 @@ export type TokenSetInput = Omit<TokenSet, 'expires_at' | 'expires_in'> &
 /**
  * A customer's tokens and session options as the caller handed them over, normalised (`expires_at`
  * from `expires_in`), and the `ValidationError` every call of the session rejects with when they
- * are bad. The tokens are remembered for redaction.
+ * are bad. The session remembers the tokens, to mask them.
  */
 export function checkCustomerTokens(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; invalid: ValidationError | undefined } {
   const issues: ValidationIssue[] = [];
@@ -121,8 +120,6 @@ export function checkCustomerTokens(tokens: unknown, options: unknown, nowMs: nu
     }
   }
   const set = { ...(t as TokenSet), expires_at: expiresAt as number, expires_in: expiresIn ?? (expiresAt as number) - Math.floor(nowMs / 1000) };
-  rememberToken(set.access_token);
-  rememberToken(set.refresh_token);
   return { tokens: set, invalid: issues.length > 0 ? new ValidationError('Invalid customer tokens', issues) : undefined };
 }
 

@@ -3,6 +3,7 @@ import type { CallLimiter } from './http.js';
 import type { FleetAccess } from './store.js';
 import type { LeveledLogger } from './logger.js';
 import type { Sleep } from './retry-timing.js';
+import type { SecretMemory } from './secret-memory.js';
 
 /** How the `signature` header's SHA-256 digest is written: lowercase hex (default) or base64. @group Client */
 export type SignatureEncoding = 'hex' | 'base64';
@@ -130,6 +131,8 @@ export interface PipelineConfig {
   now: () => number;
   /** The client's listeners and instrumentations (`ob.on`, `openbanking-ng/otel`). */
   events: EventHub;
+  /** What the client remembers to mask in any text: its secrets, its tokens, the signatures it sent. */
+  secrets: SecretMemory;
 }
 
 /**

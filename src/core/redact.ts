@@ -1,5 +1,6 @@
-/** Placeholder written in place of every secret value. */
-export const REDACTED = '[REDACTED]';
+import { maskRemembered, REDACTED } from './secret-memory.js';
+
+export { REDACTED, redactionWork } from './secret-memory.js';
 
 /** Words that make a field secret wherever they stand in its name (`transaction_pin`, `accessToken`). */
 const SECRET_WORDS: ReadonlySet<string> = new Set(['pin', 'cvv', 'cvv2', 'cvc', 'pan', 'otp', 'bvn', 'password', 'passcode', 'secret', 'token', 'signature', 'assertion']);
@@ -93,12 +94,12 @@ export function redactValue(value: unknown, secrets?: CallSecrets, depth = 0): u
 /**
  * Masks every secret in any text, whatever its shape, in one scan: JSON members whose (decoded)
  * name is secret, duplicates and escapes included; `name: value` and `name=value` pairs in other
- * text; then the values the SDK remembers and the values the call sent. Text without a secret is
+ * text; then the values live clients and sessions remember and the values the call sent. Text without a secret is
  * returned as it came, byte for byte.
  */
 export function maskText(text: string, secrets?: CallSecrets): string {
   if (text === '') return text;
-  return maskCallValues(known.mask(maskStructure(text, secrets?.fields)), secrets?.values);
+  return maskCallValues(maskRemembered(maskStructure(text, secrets?.fields)), secrets?.values);
 }
 
 /** A bare name and its separator (`name: `, `name=`). */
@@ -286,94 +287,12 @@ function maskCallValues(text: string, values: readonly string[] | undefined): st
   return out;
 }
 
-/** Work done by the matcher of remembered secrets: passes over texts, and candidate comparisons. */
-export const redactionWork = { passes: 0, comparisons: 0 };
-
-const ANCHOR = 8; // remembered secrets are at least this long: a rolling hash of their first 8 characters finds them
-const BASE = 31;
-const BASE_TOP = /* @__PURE__ */ Array.from({ length: ANCHOR - 1 }).reduce<number>((power) => Math.imul(power, BASE), 1);
-
-function anchorHash(text: string, at: number): number {
-  let hash = 0;
-  for (let i = at; i < at + ANCHOR; i++) hash = (Math.imul(hash, BASE) + text.charCodeAt(i)) | 0;
-  return hash;
-}
-
-/**
- * The secret values the SDK holds (client secrets, tokens, code verifiers, signatures it sent),
- * masked wherever they appear in text. One rolling-hash pass finds them, so masking costs the
- * same whether it remembers none or a thousand. Bounded per kind: the oldest leave first.
- */
-class RememberedSecrets {
-  readonly #kinds = new Map<string, Set<string>>();
-  readonly #byAnchor = new Map<number, string[]>();
-  #filter: Uint16Array | undefined;
-
-  remember(kind: string, value: unknown, limit: number): void {
-    if (typeof value !== 'string' || value.length < ANCHOR) return;
-    let set = this.#kinds.get(kind);
-    if (set === undefined) this.#kinds.set(kind, (set = new Set()));
-    if (set.delete(value)) return void set.add(value);
-    set.add(value);
-    this.#index(value, 1);
-    if (set.size > limit) {
-      const oldest = set.values().next().value!;
-      set.delete(oldest);
-      this.#index(oldest, -1);
-    }
-  }
-
-  #index(value: string, change: 1 | -1): void {
-    const hash = anchorHash(value, 0);
-    const list = this.#byAnchor.get(hash) ?? [];
-    if (change === 1) list.push(value);
-    else list.splice(list.indexOf(value), 1);
-    list.sort((a, b) => b.length - a.length);
-    if (list.length === 0) this.#byAnchor.delete(hash);
-    else this.#byAnchor.set(hash, list);
-    this.#filter ??= new Uint16Array(1 << 16);
-    this.#filter[(hash ^ (hash >>> 16)) & 0xffff]! += change;
-  }
-
-  mask(text: string): string {
-    const filter = this.#filter;
-    if (filter === undefined || this.#byAnchor.size === 0 || text.length < ANCHOR) return text;
-    redactionWork.passes++;
-    let out = '';
-    let kept = 0;
-    let hash = anchorHash(text, 0);
-    for (let at = 0; ; at++) {
-      if (at >= kept && filter[(hash ^ (hash >>> 16)) & 0xffff] !== 0) {
-        for (const value of this.#byAnchor.get(hash) ?? []) {
-          redactionWork.comparisons++;
-          if (!text.startsWith(value, at)) continue;
-          out += text.slice(kept, at) + REDACTED;
-          kept = at + value.length;
-          break;
-        }
-      }
-      if (at + ANCHOR >= text.length) break;
-      hash = (Math.imul(hash - Math.imul(text.charCodeAt(at), BASE_TOP), BASE) + text.charCodeAt(at + ANCHOR)) | 0;
-    }
-    return kept === 0 ? text : out + text.slice(kept);
-  }
-}
-
-const known = /* @__PURE__ */ new RememberedSecrets();
-
-/** Registers a client secret or code verifier (8 characters or more) to be masked in any text. */
-export const rememberSecret = (value: unknown): void => known.remember('secret', value, 64);
-/** Registers a token (8 characters or more) to be masked in any text. */
-export const rememberToken = (value: unknown): void => known.remember('token', value, 512);
-/** Registers a `signature` the client sent: an offline oracle for the client secret, masked in any text. */
-export const rememberSignature = (value: unknown): void => known.remember('signature', value, 512);
-
 /** A plain object of headers with the secret ones replaced by {@link REDACTED}, known secrets masked in the rest. */
 export function redactHeaders(headers: Headers | Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!headers) return out;
   const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
-  for (const [name, value] of entries) out[name] = isSecretHeader(name) ? REDACTED : known.mask(value);
+  for (const [name, value] of entries) out[name] = isSecretHeader(name) ? REDACTED : maskRemembered(value);
   return out;
 }
 

@@ -8,7 +8,7 @@ import type { PipelineConfig, Endpoints, Scope } from './config.js';
 import { FieldCrypto, computeSignature } from './field-crypto.js';
 import { type BearerSource, type Exchange, type HttpMethod, noAnswer, renewalBackoff, send } from './http.js';
 import { parseJson, redirectMessage } from './http.js';
-import { rememberSignature, sentSecrets, type CallSecrets } from './redact.js';
+import { sentSecrets, type CallSecrets } from './redact.js';
 
 /** The `{status, message, data}` envelope as the server sent it. @group Client */
 export interface Envelope<Data> {
@@ -133,7 +133,7 @@ export class Transport {
     // 3. The signature: once per logical call, masked wherever a text quotes it.
     const signed = computeSignature(o.clientSecret, idempotencyKey, o.signatureEncoding);
     const signature = typeof signed === 'string' ? signed : await signed; // Node hashes synchronously: no microtask hop
-    rememberSignature(signature);
+    o.secrets.remember('signature', signature);
     const secrets = sentSecrets(secretRequestFields, [body, sent], signature);
 
     // 4. Send through ky: token, rate budget, retries with the same key and bytes, 401 renewal.
@@ -165,13 +165,13 @@ export class Transport {
     try {
       answer = await send(o.baseUrl + op.path + query, ex, { headers: buildHeaders(o, call, idempotencyKey, signature), body: payload });
     } catch (failure) {
-      throw failed(failure, ex, o.baseUrl);
+      throw failed(failure, ex, withBearer(o, ex), o.baseUrl);
     }
     const { response, text } = answer;
 
     // 5. Decode, validate, decrypt.
     // A typed operation's 2xx body is the `{status, message, data}` envelope; `ob.request` reads any JSON.
-    const decoded = decodeSuccess(response, text, schemas !== undefined, schemas, idempotencyKey, secrets);
+    const decoded = decodeSuccess(response, text, schemas !== undefined, schemas, idempotencyKey, withBearer(o, ex));
     await this.#crypto.decryptResponse(decoded.data, secretResponseFields, idempotencyKey);
     return { data: decoded.data, envelope: decoded.envelope, response, idempotencyKey };
   }
@@ -182,12 +182,22 @@ function apiRedirect(response: Response, ex: Exchange): ApiError {
   return ApiError.from({ status: response.status, body: undefined, rawBody: '', headers: response.headers, idempotencyKey: ex.idempotencyKey, message: redirectMessage(response, 'The API') });
 }
 
+/**
+ * What the call masks in its answer: its own secrets and the bearer token it sent, which is also
+ * made the client's most recent token, whatever else the process remembers.
+ */
+function withBearer(o: PipelineConfig, ex: Exchange): CallSecrets | undefined {
+  if (ex.token === undefined) return ex.secrets;
+  o.secrets.remember('token', ex.token);
+  return { ...ex.secrets, values: [...(ex.secrets?.values ?? []), ex.token] };
+}
+
 /** What ky threw for an API call: a non-2xx answer as the `ApiError` of its status, anything else as {@link noAnswer} says. */
-function failed(failure: unknown, ex: Exchange, baseUrl: string): unknown {
+function failed(failure: unknown, ex: Exchange, secrets: CallSecrets | undefined, baseUrl: string): unknown {
   if (!isHTTPError(failure) || ex.signal?.aborted) return noAnswer(failure, ex);
   const { response } = failure;
   const text = ex.text ?? '';
-  const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey: ex.idempotencyKey, secretFields: ex.secrets?.fields, secretValues: ex.secrets?.values });
+  const error = ApiError.from({ status: response.status, body: parseJson(text), rawBody: text, headers: response.headers, idempotencyKey: ex.idempotencyKey, secretFields: secrets?.fields, secretValues: secrets?.values });
   if (ex.freshRefused && ex.bearer) {
     const wait = Math.round(renewalBackoff(ex.bearer, ex.now).wait / 1000);
     error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;

@@ -136,6 +136,20 @@ export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
 }
 
+/** System codes of a connection that failed before the request was written: refused, or the host name did not resolve. */
+const NOT_WRITTEN: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
+
+/**
+ * True for a {@link ConnectionError} (never a timeout) whose request provably never left: the
+ * connection was refused, or the name did not resolve. Internal: the refresh claim and the MCP
+ * ledger decide by it whether what was sent may have acted.
+ * @internal
+ */
+export function neverWritten(error: unknown): boolean {
+  const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return error instanceof ConnectionError && !(error instanceof TimeoutError) && typeof code === 'string' && NOT_WRITTEN.has(code);
+}
+
 /** The caller's `signal` fired. Never retried. @group Errors */
 export class AbortError extends OpenBankingError {
   /** Always `'AbortError'`, also after minification. */

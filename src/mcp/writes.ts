@@ -1,5 +1,6 @@
 import type { CallToolResult, InputRequiredResult, McpServer, RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
-import { type CustomerSession, isConnectionError, isTimeoutError, type OpenBanking, type RequestOptions, ValidationError } from '../index.js';
+import { neverWritten } from '../errors/index.js';
+import { type CustomerSession, type OpenBanking, type RequestOptions, ValidationError } from '../index.js';
 import { isConfirmed, type OperationTool } from './catalog.js';
 import { askPerson, canAskPerson, type Confirmation, takeAnswer, verdict } from './confirm.js';
 import { type CallInput, invoke, splitArguments } from './invoke.js';
@@ -56,21 +57,11 @@ function keyReused(): ValidationError {
   return new ValidationError('Refused', [{ path: 'idempotency_key', message: 'was already sent with other arguments: use a new key for a new call, the same arguments to retry', code: 'idempotency_key_reused' }]);
 }
 
-/** A connection the host refused, or a name that did not resolve: nothing was written. */
-function refusedBeforeWritten(error: unknown): boolean {
-  if (!isConnectionError(error) || isTimeoutError(error)) return false;
-  for (let cause: unknown = error, i = 0; cause instanceof Error && i < 8; cause = cause.cause, i++) {
-    const code = (cause as { code?: unknown }).code;
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return true;
-  }
-  return false;
-}
-
 /**
  * No attempt of the call left the process: the SDK refused it before sending, or its only attempt
  * met a refused connection. Any other failure may have reached the provider (DESIGN, "limits").
  */
-const neverSent = (outcome: { error: unknown; attempts: number }): boolean => outcome.attempts === 0 || (outcome.attempts === 1 && refusedBeforeWritten(outcome.error));
+const neverSent = (outcome: { error: unknown; attempts: number }): boolean => outcome.attempts === 0 || (outcome.attempts === 1 && neverWritten(outcome.error));
 
 /** The per-call and daily limits, before asking and before sending; resolves to what was sent today (kobo). */
 async function checkLimits(call: WriteCall, m: Movement, scope: string, day: string): Promise<number> {

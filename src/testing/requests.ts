@@ -42,6 +42,12 @@ export interface SandboxRequests {
   count(filter?: RequestFilter): number;
   /** The most recent requests (up to 10 000) matching `filter`, oldest first. */
   list(filter?: RequestFilter): SandboxRequestRecord[];
+  /**
+   * How many refresh grants carried `refreshToken` (grant_type `refresh_token`, to any token
+   * endpoint), however they were answered: faulted, dropped and refused ones included. A rotating
+   * refresh token is safe only if this never passes 1.
+   */
+  refreshGrants(refreshToken: string): number;
   /** Forgets every count and record. */
   clear(): void;
 }
@@ -58,7 +64,18 @@ function matcher(filter: RequestFilter | undefined): (method: string, path: stri
 /** The request log behind {@link SandboxRequests}. */
 export class RequestLog implements SandboxRequests {
   readonly #counts = new Map<string, number>();
+  /** Refresh grants by the refresh token they carried (never printed: only counted). */
+  readonly #grants = new Map<string, number>();
   #records: SandboxRequestRecord[] = [];
+
+  /** Counts one refresh grant carrying `refreshToken`. */
+  recordRefreshGrant(refreshToken: string): void {
+    this.#grants.set(refreshToken, (this.#grants.get(refreshToken) ?? 0) + 1);
+  }
+
+  refreshGrants(refreshToken: string): number {
+    return this.#grants.get(refreshToken) ?? 0;
+  }
 
   record(entry: SandboxRequestRecord): void {
     const key = `${entry.method} ${entry.path}`;
@@ -84,6 +101,7 @@ export class RequestLog implements SandboxRequests {
 
   clear(): void {
     this.#counts.clear();
+    this.#grants.clear();
     this.#records = [];
   }
 }

@@ -151,6 +151,13 @@ function pageError(html: string): string {
   return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
+/** The refresh token a refresh grant carries (read from a copy of its form), else undefined. */
+async function refreshTokenOf(request: Request, method: string): Promise<string | undefined> {
+  if (method !== 'POST' || !/x-www-form-urlencoded/i.test(request.headers.get('content-type') ?? '')) return undefined;
+  const form = new URLSearchParams(await request.clone().text().catch(() => ''));
+  return form.get('grant_type') === 'refresh_token' ? (form.get('refresh_token') ?? undefined) : undefined;
+}
+
 /** Builds the engine and its controls from options. */
 function buildCore(options: SandboxOptions | undefined): SandboxCore {
   const o = resolveSandboxOptions(options);
@@ -199,6 +206,7 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
     const born = generation;
     const url = new URL(request.url);
     const method = request.method.toUpperCase();
+    const refreshToken = await refreshTokenOf(request, method);
     const fault = faults.take(method, url.pathname);
     const run = () => (born === generation ? route(request, url, method) : Promise.resolve(internalError()));
     let outcome: Outcome;
@@ -208,6 +216,7 @@ function buildCore(options: SandboxOptions | undefined): SandboxCore {
       outcome = { kind: 'respond', response: internalError() };
     }
     if (born !== generation) return outcome;
+    if (refreshToken !== undefined) log.recordRefreshGrant(refreshToken);
     const record: SandboxRequestRecord = {
       method,
       path: url.pathname,

@@ -294,21 +294,23 @@ describe('one refresh for many calls', () => {
     expect(seen.filter((s) => s !== 200).every((s) => s === 401)).toBe(true);
   });
 
-  it('a refresh that never reached the bank (connection dropped) fails the waiting calls once, and the next call refreshes', async () => {
+  it('a refresh whose connection dropped without an answer ends the session once (refresh_unconfirmed), and its refresh token is never sent again', async () => {
     const { ob } = newClient();
     const expired = server.issueTokens({ clientId: app.clientId, scope: ['cards.list'], expiresIn: 0 });
     const persisted: TokenSet[] = [];
-    const customer = ob.forCustomer(expired, { onTokens: (t) => void persisted.push(t) });
+    const ended: string[] = [];
+    const customer = ob.forCustomer(expired, { onTokens: (t) => void persisted.push(t), onConsentEnded: (e) => void ended.push(e.reason) });
     server.faults.inject({ path: '/oauth/token', method: 'POST', times: 1, fault: { type: 'drop' } });
 
     const failed = await Promise.allSettled(Array.from({ length: 10 }, () => customerCards(customer)));
-    expect(failed.every((r) => r.status === 'rejected' && (r.reason as Error).name === 'ConnectionError')).toBe(true);
+    expect(failed.every((r) => r.status === 'rejected' && (r.reason as Error).name === 'ConsentEndedError')).toBe(true);
     expect(server.requests.list(CUSTOMER_GRANTS).map((r) => r.status)).toEqual(['dropped']);
 
-    // A network failure is not a refused grant: the session may try again.
-    await expect(customerCards(customer)).resolves.toEqual({ cards: [] });
-    expect(statuses(CUSTOMER_GRANTS)).toEqual(['dropped', 200]);
-    expect(persisted).toHaveLength(1);
+    // The grant left: the bank may have rotated the token, so it is never sent again.
+    await expect(customerCards(customer)).rejects.toMatchObject({ name: 'ConsentEndedError', reason: 'refresh_unconfirmed' });
+    expect(statuses(CUSTOMER_GRANTS)).toEqual(['dropped']);
+    expect(ended).toEqual(['refresh_unconfirmed']);
+    expect(persisted).toHaveLength(0);
   });
 
   it('two clients sharing one tokenStore → one client-credentials request for many concurrent calls across both', async () => {

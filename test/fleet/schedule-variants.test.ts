@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { steps } from '../../src/auth/customer-refresh.js';
+import { OAuthError, TimeoutError } from '../../src/index.js';
 import { type PropertyName, scheduleProperty, Violation, warmUp } from './schedules.js';
 
 // A schedule test is finished only when its properties fail on a broken protocol: each variant
@@ -15,6 +16,16 @@ const variants: { name: string; breaks: () => void; caughtBy: PropertyName }[] =
   {
     name: 'release the claim (as the lock once was) when storing the new set fails',
     breaks: () => void (steps.storeFailed = (_retry, release) => release()),
+    caughtBy: 'no refresh token sent twice',
+  },
+  {
+    name: 'give the claim up on any failure of the grant',
+    breaks: () => void (steps.release = () => true),
+    caughtBy: 'no refresh token sent twice',
+  },
+  {
+    name: 'give the claim up as the SDK once did: on every failure but a timeout and an unreadable 2xx (a reset, a lost or cut answer, a 5xx, a 200 with another token type)',
+    breaks: () => void (steps.release = (error) => !(error instanceof TimeoutError || (error instanceof OAuthError && error.status !== undefined && error.status < 300))),
     caughtBy: 'no refresh token sent twice',
   },
   {

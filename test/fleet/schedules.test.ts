@@ -13,7 +13,7 @@ describe('the customer refresh protocol over schedules', () => {
     if (process.env.SCHEDULE_STATS) console.log(JSON.stringify(stats, null, 1));
   });
 
-  it(`holds its four properties on ${numRuns} schedules of 3 to 5 processes with store faults, stalls, deaths and newer consents`, { timeout: 3_600_000 }, async () => {
+  it(`holds its four properties on ${numRuns} schedules of 3 to 5 processes with store faults, network faults on grants, stalls, deaths and newer consents`, { timeout: 3_600_000 }, async () => {
     await fc.assert(scheduleProperty(), { seed, numRuns, endOnFailure: true });
   });
 });

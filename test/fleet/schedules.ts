@@ -3,7 +3,10 @@
 // one customer id, a scripted identity host that rotates refresh tokens and refuses a reused one
 // with invalid_grant, and faults chosen by the property. Every store answer, every request to the
 // host and every fault event is a task the scheduler releases in an order it picks; time (fake
-// timers) moves only when nothing else can. Four properties are checked on every schedule.
+// timers) moves only when nothing else can. The network between a process and the identity host
+// fails as networks do (answers lost or cut after the host rotated, 5xx before or after, an
+// unreadable 200, a 429, an OAuth refusal, a connection reset or refused before the request was
+// written). Four properties are checked on every schedule.
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { vi } from 'vitest';
@@ -53,7 +56,7 @@ class Host {
   readonly refreshTokens = new Map<string, Issued & { spent: boolean }>();
   readonly accessTokens = new Map<string, Issued & { expiresAt: number }>();
   readonly revoked = new Set<number>();
-  /** Every refresh token the host received, in order. */
+  /** Every refresh token the host received and may have acted on, in order (not those it refused outright with a 429 or an OAuth error). */
   readonly sent: string[] = [];
   #next = 0;
   #consents = 0;
@@ -98,6 +101,9 @@ class Host {
 
 type StoreMethod = 'get' | 'set' | 'compareAndSet' | 'compareAndDelete' | 'lock' | 'unlock';
 type FaultKind = 'fail' | 'lose' | 'hang';
+/** What the network does to one grant (see `networkFaults`). */
+export type NetworkFault = 'lost after rotating' | '5xx after rotating' | '5xx before' | 'cut after rotating' | 'unreadable 200' | '429' | 'oauth error' | 'reset before written' | 'refused before written';
+const networkFaults: NetworkFault[] = ['lost after rotating', '5xx after rotating', '5xx before', 'cut after rotating', 'unreadable 200', '429', 'oauth error', 'reset before written', 'refused before written'];
 
 /** What one schedule does: processes, their calls, and the faults. */
 export interface Plan {
@@ -106,6 +112,12 @@ export interface Plan {
   storeFaults: { proc: number; method: StoreMethod; nth: number; kind: FaultKind; hangMs: number }[];
   /** A process that stalls around its n-th refresh grant (before the host has it, or after), or dies there. */
   grantFaults: { proc: number; nth: number; when: 'before' | 'after'; kind: 'stall' | 'die'; ms: number }[];
+  /**
+   * What the network does to a process's n-th grant: its answer lost, cut, turned into a 5xx or an
+   * unreadable 200 after the host rotated the token; a 5xx before the host acted; a 429 or an OAuth
+   * refusal (the host did not act); the connection reset or refused before the request was written.
+   */
+  networkFaults: { proc: number; nth: number; kind: NetworkFault }[];
   /** Consent 1 revoked at the host, from `atMs` on (the scheduler picks the moment after it). */
   revoke: { atMs: number } | undefined;
   /** Processes given a newer consent (`setTokens`), from `atMs` on. */
@@ -136,6 +148,7 @@ export const plans: fc.Arbitrary<Plan> = fc.integer({ min: 3, max: 5 }).chain((n
       fc.record({ proc: fc.nat(n - 1), nth: fc.nat(1), when: fc.constantFrom<'before' | 'after'>('before', 'after'), kind: fc.constantFrom<'stall' | 'die'>('stall', 'die'), ms: fc.integer({ min: 0, max: 3 * LOCK_TTL }) }),
       { maxLength: 2 },
     ),
+    networkFaults: fc.array(fc.record({ proc: fc.nat(n - 1), nth: fc.nat(1), kind: fc.constantFrom(...networkFaults) }), { maxLength: 2 }),
     revoke: fc.option(fc.record({ atMs: moment }), { nil: undefined, freq: 2 }),
     newConsent: fc.uniqueArray(fc.record({ proc: fc.nat(n - 1), atMs: moment }), { maxLength: 2, selector: (c) => c.proc }),
     plant: fc.oneof(
@@ -301,21 +314,34 @@ export async function runSchedule(s: fc.Scheduler, plan: Plan, only?: PropertyNa
         const rt = new URLSearchParams(await request.text()).get('refresh_token') ?? '';
         const nth = proc.grants++;
         const fault = plan.grantFaults.find((f) => f.proc === proc.index && f.nth === nth);
+        const network = plan.networkFaults.find((f) => f.proc === proc.index && f.nth === nth)?.kind;
         await go(`${proc.index}:grant`);
         if (fault?.when === 'before') {
           if (fault.kind === 'die') return die(proc);
           await wait(fault.ms);
         }
         if (proc.dead) return never;
-        if (host.sent.includes(rt)) violate('no refresh token sent twice', `${rt} sent again by process ${proc.index}`);
         await checkClaimed(proc, rt);
+        if (network !== undefined) count(`grants faulted: ${network}`);
+        // Never reached the host: the connection failed before the request was written.
+        if (network === 'refused before written') throw networkError('ECONNREFUSED');
+        if (network === 'reset before written') throw networkError('ECONNRESET');
+        if (host.sent.includes(rt)) violate('no refresh token sent twice', `${rt} sent again by process ${proc.index}${network ? ` (${network})` : ''}`);
+        // Refused outright: the host did not act, so the token is not spent.
+        if (network === '429') return Response.json({ status: '06', message: 'Too many requests', data: {} }, { status: 429, headers: { 'retry-after': '1' } });
+        if (network === 'oauth error') return Response.json({ error: 'invalid_request', error_description: 'try again' }, { status: 400 });
+        // Received by the host's gateway, which failed before the host acted: sent, not spent.
+        if (network === '5xx before') {
+          host.sent.push(rt);
+          return Response.json({ status: '05', message: 'Service unavailable', data: {} }, { status: 503 });
+        }
         const answer = host.refresh(rt);
         count(answer.status === 200 ? 'grants redeemed' : 'grants refused');
         if (fault?.when === 'after') {
           if (fault.kind === 'die') return die(proc);
           await wait(fault.ms);
         }
-        return answer;
+        return spoil(answer, network);
       }
       await go(`${proc.index}:api`);
       if (proc.dead) return never;
@@ -324,6 +350,16 @@ export async function runSchedule(s: fc.Scheduler, plan: Plan, only?: PropertyNa
       if (issued?.customer !== ID) violate('no call carries a token not issued to its customer', `process ${proc.index} called with ${bearer || 'no token'}`);
       return host.api(request.headers.get('authorization'));
     };
+
+  /** The host's answer as the network delivers it after the host acted: lost, turned into a 502, cut half-way, or with a token type the client cannot use. */
+  const spoil = async (answer: Response, network: NetworkFault | undefined): Promise<Response> => {
+    if (network === 'lost after rotating') throw networkError('ECONNRESET');
+    if (network === '5xx after rotating') return Response.json({ status: '05', message: 'Bad gateway', data: {} }, { status: 502 });
+    const text = await answer.text();
+    if (network === 'unreadable 200' && answer.ok) return Response.json({ ...(JSON.parse(text) as object), token_type: 'MAC' });
+    if (network === 'cut after rotating') return cutOff(text, answer.status);
+    return new Response(text, { status: answer.status, headers: answer.headers });
+  };
 
   const die = (proc: Proc): Promise<never> => {
     count('processes died');
@@ -430,6 +466,24 @@ export async function runSchedule(s: fc.Scheduler, plan: Plan, only?: PropertyNa
   }
   const broken = violations.find((v) => only === undefined || v.property === only);
   if (broken) throw broken;
+}
+
+/** What fetch rejects with when a connection fails: refused before the request was written, or reset. */
+function networkError(code: 'ECONNREFUSED' | 'ECONNRESET'): TypeError {
+  return new TypeError('fetch failed', { cause: Object.assign(new Error(`${code === 'ECONNREFUSED' ? 'connect' : 'read'} ${code}`), { code }) });
+}
+
+/** An answer whose body stops half-way: the connection closed while it was being read. */
+function cutOff(text: string, status: number): Response {
+  let sent = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) return controller.error(new TypeError('terminated', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) }));
+      sent = true;
+      controller.enqueue(new TextEncoder().encode(text.slice(0, Math.floor(text.length / 2))));
+    },
+  });
+  return new Response(body, { status, headers: { 'content-type': 'application/json' } });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AbortError, ConnectionError, OAuthError, OpenBanking, OpenBankingError, type ClientOptions } from '../../src/index.js';
+import { AbortError, ConnectionError, ConsentEndedError, OAuthError, OpenBanking, OpenBankingError, type ClientOptions } from '../../src/index.js';
 import { createManualClock, createSandbox, startSandboxServer, type Sandbox } from '../../src/testing.js';
 import { CARDS, validCard } from './support.js';
 
@@ -145,7 +145,9 @@ describe('tokens under concurrency', () => {
     const errors = results.map((r) => (r as { error: OpenBankingError }).error);
     expect(t.sandbox.requests.count('/oauth/token')).toBe(1);
     for (const [i, error] of errors.entries()) {
-      expect(error).toBeInstanceOf(ConnectionError);
+      // The connection dropped after the grant was sent: the token may be spent, the session ends.
+      expect(error).toBeInstanceOf(ConsentEndedError);
+      expect((error as ConsentEndedError).reason).toBe('refresh_unconfirmed');
       expect(error.idempotencyKey).toBe(`cust-${i}`);
     }
   });
