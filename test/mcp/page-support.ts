@@ -46,10 +46,10 @@ function linkQueue() {
 const callOptions = (progress: string[]) => ({ onprogress: (p: { message?: string }) => progress.push(String(p.message)), resetTimeoutOnProgress: true, timeout: 120_000 });
 
 /** The v2 client over an in-memory pair (2025-era handshake), declaring URL elicitation. */
-export async function v2Url(server: McpServer, opening: Opening = 'accept', capabilities: Record<string, unknown> = { url: {} }): Promise<UrlAgent> {
+export async function v2Url(server: McpServer, opening: Opening = 'accept'): Promise<UrlAgent> {
   const queue = linkQueue();
   const progress: string[] = [];
-  const client = new Client({ name: 'url-agent', version: '1.0.0' }, { capabilities: { elicitation: capabilities } });
+  const client = new Client({ name: 'url-agent', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
   client.setRequestHandler('elicitation/create', async (request) => {
     const params = request.params as { mode?: string; url?: string; message: string };
     if (params.mode === 'url') queue.push(params.url!, params.message);
