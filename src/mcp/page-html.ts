@@ -49,7 +49,6 @@ function document(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>

@@ -273,7 +273,7 @@ export class ConfirmationPages implements ConfirmationPage {
   }
 }
 
-/** An HTML answer with the page's headers: no script, no framing, nothing cached, no referrer. */
+/** An HTML answer with the page's headers: no script, no framing, nothing cached, no referrer to another origin. */
 async function answer(status: number, html: string, extra: Record<string, string> = {}): Promise<Response> {
   return new Response(html, {
     status,
@@ -282,7 +282,8 @@ async function answer(status: number, html: string, extra: Record<string, string
       'cache-control': 'no-store',
       'content-security-policy': await pagePolicy(),
       'x-frame-options': 'DENY',
-      'referrer-policy': 'no-referrer',
+      // Not no-referrer: Chromium then sends the page's own form with Origin: null.
+      'referrer-policy': 'same-origin',
       'x-content-type-options': 'nosniff',
       ...extra,
     },

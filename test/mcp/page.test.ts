@@ -149,14 +149,14 @@ describe('what decides nothing on the page', () => {
     expect(apiCalls(sandbox, 'POST')).toBe(0);
   });
 
-  it('the page has no script, cannot be framed, is never cached and sends no referrer', async () => {
+  it('the page has no script, cannot be framed, is never cached and sends no referrer to another origin', async () => {
     const { url, token } = await waiting();
     const page = await person.read(url);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.headers.get('x-frame-options')).toBe('DENY');
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     expect(page.html).not.toMatch(/<script|\son\w+=|javascript:/i);
     expect(page.html).toContain(`<input type="hidden" name="token" value="${token}">`);
     const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${token}&decision=confirm` });
