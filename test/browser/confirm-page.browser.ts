@@ -109,7 +109,7 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
     expect(sandbox.requests.count(POSTS)).toBe(0);
 
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(heading).toBe('Confirmed');
+    await expect.poll(heading, { timeout: 10_000 }).toBe('Confirmed');
     await page.screenshot({ path: `${shots}/confirmed.png`, fullPage: true });
     const sent = await call;
     expect(sent.isError, textOf(sent)).toBeFalsy();
@@ -121,7 +121,7 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
     const { sandbox, call, url } = await waiting();
     await page.goto(url);
     await page.getByRole('button', { name: 'Decline' }).click();
-    await expect.poll(heading).toBe('Declined');
+    await expect.poll(heading, { timeout: 10_000 }).toBe('Declined');
     expect(textOf(await call)).toMatch(/^NotConfirmed: The person declined on the confirmation page/);
     expect(sandbox.requests.count(POSTS)).toBe(0);
   });
@@ -132,10 +132,10 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
     await page.goto(url);
     await second.goto(url);
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(heading).toBe('Confirmed');
+    await expect.poll(heading, { timeout: 10_000 }).toBe('Confirmed');
     await call;
     await second.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(() => second.locator('h1').innerText()).toBe('Already confirmed');
+    await expect.poll(() => second.locator('h1').innerText(), { timeout: 10_000 }).toBe('Already confirmed');
     await page.goto(url);
     expect(await heading()).toBe('Already confirmed');
     expect(await page.getByRole('button', { name: 'Confirm' }).count()).toBe(0);
@@ -148,7 +148,7 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
     await page.goto(url);
     clock += 5 * 60_000;
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(heading).toBe('This link has expired');
+    await expect.poll(heading, { timeout: 10_000 }).toBe('This link has expired');
     expect(textOf(await call)).toMatch(/^NotConfirmed: The confirmation page expired/);
     expect(sandbox.requests.count(POSTS)).toBe(0);
   });
@@ -172,7 +172,7 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
     foreignHtml = `<!doctype html><form method="post" action="${url}"><input type="hidden" name="token" value="${token}"><button name="decision" value="confirm">Win a prize</button></form>`;
     await page.goto(foreignOrigin);
     await page.getByRole('button', { name: 'Win a prize' }).click();
-    await expect.poll(heading).toBe('Refused');
+    await expect.poll(heading, { timeout: 10_000 }).toBe('Refused');
     expect(await page.locator('main').innerText()).toContain('Nothing was decided');
     // The link still waits for the person.
     await page.goto(url);
@@ -187,7 +187,7 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
     await page.goto(url);
     await page.route(url, (route) => (route.request().method() === 'POST' ? route.continue({ postData: 'decision=confirm' }) : route.continue()));
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(heading).toBe('Refused');
+    await expect.poll(heading, { timeout: 10_000 }).toBe('Refused');
     expect(await page.locator('main').innerText()).toContain('did not carry this page’s token');
     expect(sandbox.requests.count(POSTS)).toBe(0);
     await page.unroute(url);
@@ -202,11 +202,11 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
     await page.getByLabel('Passphrase').fill('correct horse');
     await page.screenshot({ path: `${shots}/passphrase.png`, fullPage: true });
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(() => page.getByRole('alert').innerText()).toBe('Wrong passphrase: nothing was decided. 4 tries left before this link ends.');
+    await expect.poll(() => page.getByRole('alert').innerText(), { timeout: 10_000 }).toBe('Wrong passphrase: nothing was decided. 4 tries left before this link ends.');
     expect(sandbox.requests.count(POSTS)).toBe(0);
     await page.getByLabel('Passphrase').fill(SECRET);
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await expect.poll(heading).toBe('Confirmed');
+    await expect.poll(heading, { timeout: 10_000 }).toBe('Confirmed');
     expect((await call).isError).toBeFalsy();
     expect(sandbox.requests.count(POSTS)).toBe(1);
   });
@@ -253,7 +253,7 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
         const args = { ...RENT, idempotency_key: 'rent-june-3b' };
         const refused = (await client.callTool({ name: 'transfers_create', arguments: args })) as { isError?: boolean; content: { text?: string }[] };
         expect(refused.isError).toBe(true);
-        await expect.poll(() => /Open this link .*(http:\/\/127\.0\.0\.1:\d+\/confirm\/[A-Za-z0-9_-]{43})/.exec(stderr)?.[1]).toBeTruthy();
+        await expect.poll(() => /Open this link .*(http:\/\/127\.0\.0\.1:\d+\/confirm\/[A-Za-z0-9_-]{43})/.exec(stderr)?.[1], { timeout: 10_000 }).toBeTruthy();
         const url = /(http:\/\/127\.0\.0\.1:\d+\/confirm\/[A-Za-z0-9_-]{43})/.exec(stderr)![1]!;
         const said = JSON.stringify(refused);
         expect(said).not.toContain(url);
@@ -263,7 +263,7 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
         await page.goto(url);
         expect(await page.locator('.amount').innerText()).toBe('₦45,000.00');
         await page.getByRole('button', { name: 'Confirm' }).click();
-        await expect.poll(heading).toBe('Confirmed');
+        await expect.poll(heading, { timeout: 10_000 }).toBe('Confirmed');
         expect(await page.locator('.outcome').innerText()).toContain('It is sent when the agent calls transfers_create again with the same idempotency key');
         expect(provider.requests.count(POSTS)).toBe(0);
         const sent = (await client.callTool({ name: 'transfers_create', arguments: args })) as { isError?: boolean; structuredContent?: Record<string, unknown> };

@@ -61,7 +61,7 @@ describe('openbanking-ng-mcp and its confirmation page', () => {
       const args = { ...TRANSFER, idempotency_key: 'bin-page-1' };
       const refused = await agent.call(args);
       expect(textOf(refused)).toMatch(/^NotConfirmed: The person must approve this request outside the chat/);
-      await expect.poll(() => LINK.exec(agent.log.stderr)?.[1]).toBeTruthy();
+      await expect.poll(() => LINK.exec(agent.log.stderr)?.[1], { timeout: 10_000 }).toBeTruthy();
       const url = LINK.exec(agent.log.stderr)![1]!;
       expect(JSON.stringify(refused)).not.toContain(tokenOf(url));
       expect(agent.log.stderr).toMatch(/each confirmed by the person on its page/);
@@ -79,7 +79,7 @@ describe('openbanking-ng-mcp and its confirmation page', () => {
     const agent = await overStdio([], 'url', { OB_MCP_CONFIRM_SECRET: SECRET });
     try {
       const call = agent.call(TRANSFER);
-      await expect.poll(() => agent.asked.length).toBe(1);
+      await expect.poll(() => agent.asked.length, { timeout: 10_000 }).toBe(1);
       const url = agent.asked[0]!.url!;
       expect(url).toMatch(LINK);
       expect((await person.read(url)).html).toContain('name="passphrase"');
@@ -107,7 +107,7 @@ describe('openbanking-ng-mcp and its confirmation page', () => {
       try {
         await agent.call(TRANSFER);
         const read = () => (existsSync(opened) ? readFileSync(opened, 'utf8') : '');
-        await expect.poll(read).toMatch(LINK);
+        await expect.poll(read, { timeout: 10_000 }).toMatch(LINK);
         expect(readFileSync(opened, 'utf8').trim()).toBe(LINK.exec(agent.log.stderr)![1]);
       } finally {
         await agent.close();
@@ -141,7 +141,7 @@ describe('openbanking-ng-mcp and its confirmation page', () => {
     await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     try {
       const call = client.callTool({ name: 'transfers_create', arguments: TRANSFER }) as Promise<Result>;
-      await expect.poll(() => links.length).toBe(1);
+      await expect.poll(() => links.length, { timeout: 10_000 }).toBe(1);
       expect(links[0]).toMatch(new RegExp(`^${url.origin}/confirm/[A-Za-z0-9_-]{43}$`));
       expect((await person.answer(links[0]!, { token: tokenOf(links[0]!), decision: 'confirm' }, { origin: 'http://localhost:1' })).status).toBe(403);
       expect((await person.answer(links[0]!, { token: tokenOf(links[0]!), decision: 'confirm' })).status).toBe(200);
@@ -162,7 +162,7 @@ describe('openbanking-ng-mcp and its confirmation page', () => {
     try {
       const args = { ...TRANSFER, idempotency_key: 'bin-page-public' };
       expect((await client.callTool({ name: 'transfers_create', arguments: args })).isError).toBe(true);
-      await expect.poll(() => /(https:\/\/agent\.example\.com\/bank\/confirm\/[A-Za-z0-9_-]{43})/.exec(log.stderr)?.[1]).toBeTruthy();
+      await expect.poll(() => /(https:\/\/agent\.example\.com\/bank\/confirm\/[A-Za-z0-9_-]{43})/.exec(log.stderr)?.[1], { timeout: 10_000 }).toBeTruthy();
       const link = /(https:\/\/agent\.example\.com\/bank\/confirm\/[A-Za-z0-9_-]{43})/.exec(log.stderr)![1]!;
       // What the proxy forwards: the public Host and the public Origin, to the same path.
       const forward = (origin: string) =>
