@@ -2,7 +2,7 @@ import { type InputRequiredResult, inputRequired, type McpServer, type RequestSt
 import { type Answer, askPerson, type Confirmation, declaredElicitation, verdict } from './confirm.js';
 import type { Ledger } from './ledger.js';
 import type { ConfirmationLines } from './movement.js';
-import type { ConfirmationPages, LinkStatus, LinkView } from './page.js';
+import { type ConfirmationPages, type LinkStatus, type LinkView, MAX_PENDING } from './page.js';
 import { ToolRefusal } from './results.js';
 
 // Which channel asks the person, per client (DESIGN "Agents", row "confirmation"): the page through
@@ -94,8 +94,12 @@ function progress(ctx: ServerContext): (left: number) => Promise<void> {
   };
 }
 
-const open = (a: Asking, scope: string, via: 'elicitation' | 'operator') =>
-  a.pages.page.open({ scope, input: a.input, key: a.key ?? crypto.randomUUID(), tool: a.tool, lines: a.lines, secret: a.pages.secret, via, now: a.pages.now });
+/** A new link for this call; refused while too many wait for the person already. */
+async function open(a: Asking, scope: string, via: 'elicitation' | 'operator'): Promise<LinkView> {
+  const link = await a.pages.page.open({ scope, input: a.input, key: a.key ?? crypto.randomUUID(), tool: a.tool, lines: a.lines, secret: a.pages.secret, via, now: a.pages.now });
+  if (!link) throw refuse(`${MAX_PENDING} confirmations already wait for the person: nothing was sent. Call again once they have decided or their links have expired (5 minutes).`);
+  return link;
+}
 
 /** The URL elicitation: the page's link, and a state naming it. */
 async function askOnPage(a: Asking, scope: string): Promise<InputRequiredResult> {

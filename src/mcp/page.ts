@@ -13,6 +13,8 @@ import { listenOnLoopback, type PageListener } from './page-listener.js';
 export const LINK_TTL_MS = 5 * 60_000;
 /** Wrong passphrases that end a link. */
 export const PASSPHRASE_TRIES = 5;
+/** Links waiting for a decision at once, at most: an agent cannot flood the person or the operator. */
+export const MAX_PENDING = 100;
 /** Links are forgotten this long after they expired. */
 const FORGET_AFTER_MS = 15 * 60_000;
 const MAX_FORM_BYTES = 4096;
@@ -126,10 +128,11 @@ export class ConfirmationPages implements ConfirmationPage {
     return (await this.#listener).url;
   }
 
-  /** Makes a link for `spec`; it is answered on the page within 5 minutes, once. */
-  async open(spec: LinkSpec): Promise<LinkView> {
+  /** Makes a link for `spec`, answered on the page within 5 minutes, once; undefined while {@link MAX_PENDING} wait already. */
+  async open(spec: LinkSpec): Promise<LinkView | undefined> {
     if (this.#closed) throw new Error('the confirmation page is closed');
     this.#sweep(spec.now());
+    if ([...this.#byId.values()].filter((l) => this.#status(l) === 'pending').length >= MAX_PENDING) return undefined;
     const token = base64url(crypto.getRandomValues(new Uint8Array(32)));
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));

@@ -274,6 +274,19 @@ describe("no elicitation: the person approves outside the chat, on the operator'
     });
   }
 
+  it('at most 100 links wait at once: an agent cannot flood the operator; a decision frees a place', async () => {
+    const { sandbox, agent, links } = await setup(v1, 'none');
+    for (let i = 0; i < 100; i++) await agent.call('transfers_create', { ...TRANSFER, idempotency_key: `flood-${i}` });
+    expect(links).toHaveLength(100);
+    const refused = await agent.call('transfers_create', { ...TRANSFER, idempotency_key: 'flood-100' });
+    expect(textOf(refused)).toMatch(/^NotConfirmed: 100 confirmations already wait for the person: nothing was sent/);
+    expect(links).toHaveLength(100);
+    await person.answer(links[0]!.url, { token: tokenOf(links[0]!.url), decision: 'decline' });
+    expect(textOf(await agent.call('transfers_create', { ...TRANSFER, idempotency_key: 'flood-100' }))).toMatch(/^NotConfirmed: The person must approve/);
+    expect(links).toHaveLength(101);
+    expect(apiCalls(sandbox, 'POST')).toBe(0);
+  });
+
   it('a page decision serves one server state: another process over the same fleet store never uses it', async () => {
     const fleet = new MemoryFleetStore();
     const b = bank({ client: { fleet } });
