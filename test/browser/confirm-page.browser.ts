@@ -56,7 +56,7 @@ describe.skipIf(!executablePath)('the confirmation page in Chromium', () => {
     await new Promise((resolve) => foreign?.close(resolve));
   });
   beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     await context.route('**/*', (route) => {
       const url = route.request().url();
       if (isLoopback(url)) return route.continue();
