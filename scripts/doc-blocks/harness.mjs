@@ -94,6 +94,7 @@ const BINDINGS = {
     order: async () => ({ key: randomUUID(), body: { ...transfer } }),
   }),
   order: async () => ({ id: 'order-1', bankConnectionId: 'bank-123', key: randomUUID(), body: await billPayment() }),
+  passphrase: () => 'the operator passphrase of the guide',
   redis: memory,
   kv: memory,
   histogram: () => ({ observe: () => undefined }),
