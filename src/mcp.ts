@@ -18,3 +18,6 @@
  */
 export { createMcpServer, createMcpServerFactory } from './mcp/server.js';
 export type { AllowName, McpLimits, McpServerOptions } from './mcp/options.js';
+export { createConfirmationPage } from './mcp/page.js';
+export type { ConfirmationPage, ConfirmationPageOptions } from './mcp/page.js';
+export type { ConfirmationLink } from './mcp/channels.js';

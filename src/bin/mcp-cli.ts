@@ -3,11 +3,12 @@ import { parseArgs } from 'node:util';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { type ClientOptions, type CustomerSession, type CustomerSessionOptions, type FleetStore, isValidationError, type Logger, OPERATION_SCOPES, OpenBanking, type TokenSet } from '../index.js';
-import { type AllowName, createMcpServerFactory, type McpServerOptions } from '../mcp.js';
+import { type AllowName, createConfirmationPage, createMcpServerFactory, type McpServerOptions } from '../mcp.js';
 import { kindOf } from '../mcp/catalog.js';
 import { INSTRUMENT_OPERATIONS, MONEY_OPERATIONS } from '../mcp/movement.js';
 import { createSandbox } from '../testing.js';
 import { openLedgerStore } from './mcp-ledger.js';
+import { operatorLinks, publicUrlOf } from './mcp-page.js';
 import { type HttpEndpoint, serveHttp } from './mcp-http.js';
 
 /** Where the command writes: stderr only, since stdout carries the protocol over stdio. */
@@ -40,10 +41,13 @@ Options:
       --daily-amount <n>      per-day limit of the money tools (naira, Lagos calendar day)
       --redis <url>           keep the day's total in Redis (also OB_REDIS_URL; needs the redis package)
       --ledger memory         keep it in this process only: a restart starts the day again
+      --confirm page          the person confirms on this server's page only, never in a form
       --no-confirm            do not ask the person to confirm (the limits still hold)
+      --open                  open a confirmation link meant for the operator in the default browser
       --http                  serve Streamable HTTP at /mcp instead of stdio
       --host <address>        --http address (default 127.0.0.1; any other needs OB_MCP_TOKEN)
       --port <n>              --http port (default 3000; 0 picks a free one)
+      --public-url <url>      --http behind a proxy: the URL where browsers reach this server
   -h, --help                  show this help
 
 Environment (none: the built-in local sandbox with a consented demo customer):
@@ -56,7 +60,9 @@ Environment (none: the built-in local sandbox with a consented demo customer):
   OB_MCP_TOKEN                     with --http: the bearer token every request must carry;
                                    required whenever a write, instrument or money tool is
                                    allowed, the server acts for a real customer, or --host is
-                                   not a loopback address`;
+                                   not a loopback address
+  OB_MCP_CONFIRM_SECRET            a passphrase the confirmation page asks for before Confirm
+                                   (at least 8 characters; no MCP client ever sees it)`;
 
 /** Every customer scope the operations ask for: the demo customer's consent. */
 const ALL_SCOPES = [...new Set(Object.values(OPERATION_SCOPES).flat())].sort();
@@ -116,6 +122,8 @@ function asFlags(message: string, allow: readonly string[]): string {
     .replaceAll('limits.perCall', '--max-amount')
     .replaceAll('limits.perDay', '--daily-amount')
     .replaceAll("ledger: 'memory'", '--ledger memory')
+    .replaceAll('confirmSecret', 'OB_MCP_CONFIRM_SECRET')
+    .replaceAll("confirm: 'none'", '--no-confirm')
     .replace(/give the client a fleet \(([^)]*)\)/, 'give --redis URL (OB_REDIS_URL: Redis keeps the total across restarts and processes)');
 }
 
@@ -147,7 +155,9 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
         'daily-amount': { type: 'string' },
         redis: { type: 'string' },
         ledger: { type: 'string' },
-        confirm: { type: 'boolean', default: true },
+        confirm: { type: 'string' },
+        open: { type: 'boolean', default: false },
+        'public-url': { type: 'string' },
         http: { type: 'boolean', default: false },
         host: { type: 'string', default: '127.0.0.1' },
         port: { type: 'string', default: '3000' },
@@ -167,6 +177,17 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
     io.err(`openbanking-ng-mcp: --port must be a number from 0 to 65535\n\n${USAGE}`);
     return 2;
   }
+  // --no-confirm arrives as confirm: false.
+  const confirm = (values.confirm as string | boolean | undefined) === false ? 'none' : values.confirm === undefined ? 'elicit' : values.confirm;
+  if (confirm !== 'elicit' && confirm !== 'page' && confirm !== 'none') {
+    io.err(`openbanking-ng-mcp: --confirm takes only page (or --no-confirm)\n\n${USAGE}`);
+    return 2;
+  }
+  const publicUrl = values['public-url'] === undefined ? undefined : publicUrlOf(values['public-url']);
+  if (values['public-url'] !== undefined && (publicUrl === undefined || !values.http)) {
+    io.err(`openbanking-ng-mcp: --public-url takes the http(s) URL where browsers reach this server, with --http only\n\n${USAGE}`);
+    return 2;
+  }
   const allow = (values.allow ?? []).flatMap((list) => list.split(',')).map((name) => name.trim()).filter(Boolean) as AllowName[];
   const amount = (flag: 'max-amount' | 'daily-amount') => (values[flag] === undefined ? undefined : Number(values[flag]));
   const perCall = amount('max-amount');
@@ -182,13 +203,19 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
     return 2;
   }
 
+  // Over --http the page is served by the same server, at --public-url behind a proxy.
+  let origin: string | undefined;
+  const page = values.http ? createConfirmationPage({ url: () => publicUrl ?? origin! }) : undefined;
   let factory: () => McpServer;
   let setup: Setup;
   let ledgerStore: Awaited<ReturnType<typeof openLedgerStore>> | undefined;
   try {
     if (redisUrl !== undefined) ledgerStore = await openLedgerStore(redisUrl);
     setup = setupFromEnvironment(env, stderrLogger(io), ledgerStore?.fleet);
-    const options: McpServerOptions = { allow, confirm: values.confirm ? 'elicit' : 'none' };
+    const options: McpServerOptions = { allow, confirm, onConfirmationLink: operatorLinks(io.err, values.open) };
+    const secret = env.OB_MCP_CONFIRM_SECRET === '' ? undefined : env.OB_MCP_CONFIRM_SECRET;
+    if (secret !== undefined) options.confirmSecret = secret;
+    if (page) options.confirmPage = page;
     if (perCall !== undefined || perDay !== undefined) options.limits = { ...(perCall !== undefined ? { perCall } : {}), ...(perDay !== undefined ? { perDay } : {}) } as McpServerOptions['limits'];
     if (values.ledger === 'memory') options.ledger = 'memory';
     if (values['strict-schemas']) options.schemas = 'strict';
@@ -203,7 +230,7 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
   const money = allow.filter((name) => MONEY_OPERATIONS.has(name as never));
   const confirmed = allow.filter((name) => MONEY_OPERATIONS.has(name as never) || INSTRUMENT_OPERATIONS.has(name as never));
   const where = redisUrl !== undefined ? "the day's total in Redis" : "the day's total in memory (a restart starts the day again)";
-  const posture = money.length === 0 ? 'no money movement' : `money tools ${money.join(', ')} within ${perCall} per call and ${perDay} per day, ${where}${values.confirm ? ', each confirmed by the person' : ', NOT confirmed (--no-confirm)'}`;
+  const posture = money.length === 0 ? 'no money movement' : `money tools ${money.join(', ')} within ${perCall} per call and ${perDay} per day, ${where}${confirm === 'none' ? ', NOT confirmed (--no-confirm)' : `, each confirmed by the person${confirm === 'page' ? ' on its page' : ''}`}`;
   const closeAll = (close: () => Promise<void>) => async () => {
     await close();
     await ledgerStore?.close();
@@ -225,12 +252,13 @@ export async function runMcpCli(argv: readonly string[], env: NodeJS.ProcessEnv,
   }
   let endpoint: HttpEndpoint;
   try {
-    endpoint = await serveHttp(factory, { host: values.host, port, token });
+    endpoint = await serveHttp(factory, { host: values.host, port, token, page, publicUrl });
+    origin = new URL(endpoint.url).origin;
   } catch (error) {
     await ledgerStore?.close();
     io.err(`openbanking-ng-mcp: ${(error as Error).message}`);
     return 1;
   }
   io.err(`openbanking-ng-mcp: serving Streamable HTTP at ${endpoint.url}${token ? ' (Authorization: Bearer OB_MCP_TOKEN required)' : ''}, against ${setup.where}; ${posture}.`);
-  return { url: endpoint.url, close: closeAll(() => endpoint.close()) };
+  return { url: endpoint.url, close: closeAll(async () => (await page?.close(), endpoint.close())) };
 }

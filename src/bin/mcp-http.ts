@@ -9,6 +9,7 @@ import {
   originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import type { ConfirmationPage } from '../mcp.js';
 
 // Streamable HTTP for `openbanking-ng-mcp --http`: 2026-07-28 clients through the SDK's handler
 // (a server per request over the shared state), 2025-era clients in sessions, so that money
@@ -27,6 +28,10 @@ export interface HttpOptions {
   sessionIdleMs?: number;
   /** Clock in ms, for the sessions' idle time. Default `Date.now`. */
   now?: () => number;
+  /** The confirmation page, served at `…/confirm/<token>` beside `/mcp`: no bearer token (a browser opens it), its own Origin check. */
+  page?: ConfirmationPage;
+  /** `--public-url`: its host is accepted in `Host` for the page too. */
+  publicUrl?: string;
 }
 
 /** A Streamable HTTP endpoint being served. */
@@ -157,7 +162,10 @@ export async function serveHttp(factory: () => McpServer, options: HttpOptions):
     return response;
   };
 
+  const pageHosts = options.publicUrl ? [...hosts, new URL(options.publicUrl).hostname] : hosts;
   const answer = async (request: Request): Promise<Response> => {
+    // The person's browser opens the confirmation page: the Host check applies, the page checks the Origin of a decision.
+    if (options.page && new URL(request.url).pathname.includes('/confirm/')) return hostHeaderValidationResponse(request, pageHosts) ?? options.page.fetch(request);
     // DNS rebinding and foreign pages are refused whether or not a token is required.
     const refused = hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, hosts);
     if (refused) return refused;

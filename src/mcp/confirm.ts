@@ -11,11 +11,12 @@ import {
 } from '@modelcontextprotocol/server';
 import { ToolRefusal } from './results.js';
 
-// The person's confirmation of a money or instrument tool: one boolean `confirm` asked through MCP
-// elicitation (form mode), returned as `input_required` so both protocol eras carry it: the
-// 2026-07-28 client answers and retries, the SDK's shim asks 2025-era clients itself. The request
-// state is signed, bound to the session, and names the input's digest, the idempotency key and a
-// nonce the ledger spends once (DESIGN "Agents", row "confirmation").
+// The person's confirmation of a money or instrument tool, as MCP elicitation carries it: returned
+// as `input_required` so both protocol eras carry it (the 2026-07-28 client answers and retries,
+// the SDK's shim asks 2025-era clients itself). The form asks one boolean `confirm`; the URL mode
+// sends the person to this server's page (channels.ts). The request state is signed, bound to the
+// session, and names the input's digest, the idempotency key and a nonce the ledger spends once
+// (DESIGN "Agents", row "confirmation").
 
 /** What a confirmation is bound to. */
 export interface Confirmation {
@@ -25,6 +26,8 @@ export interface Confirmation {
   key: string;
   /** Spent by the first answer that uses it: a confirmation serves one send. */
   nonce: string;
+  /** The page link the person decides on, when they were asked through URL elicitation. */
+  link?: string;
 }
 
 /** How long a confirmation may be answered. */
@@ -38,13 +41,14 @@ export function confirmationCodec(): RequestStateCodec<Confirmation> {
   return createRequestStateCodec<Confirmation>({ key: crypto.getRandomValues(new Uint8Array(32)), ttlSeconds: CONFIRMATION_TTL_SECONDS, bind: sessionOf });
 }
 
-/** The client declared form elicitation: on the request (2026-07-28) or at initialize (2025 era). */
-export function canAskPerson(server: McpServer, ctx: ServerContext): boolean {
+/** The elicitation modes the client declared: on the request (2026-07-28) or at initialize (2025 era). */
+export function declaredElicitation(server: McpServer, ctx: ServerContext): { form: boolean; url: boolean } {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const declared = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.server.getClientCapabilities();
   const elicitation = declared?.elicitation as { form?: object; url?: object } | undefined;
+  if (elicitation === undefined) return { form: false, url: false };
   // An empty `elicitation: {}` means form mode (the revisions before modes existed).
-  return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+  return { form: elicitation.form !== undefined || elicitation.url === undefined, url: elicitation.url !== undefined };
 }
 
 /** The confirmation request: returned from the tool, answered by the client, the tool entered again. */
@@ -90,6 +94,7 @@ export async function takeAnswer(ctx: ServerContext, codec: RequestStateCodec<Co
     throw new ToolRefusal('NotConfirmed', expired ? `The confirmation expired (a confirmation is valid for ${CONFIRMATION_TTL_SECONDS / 60} minutes): nothing was sent. Call the tool again to ask the person anew.` : 'The confirmation is not one this server asked for in this session: nothing was sent. Call the tool again to ask the person.');
   }
   if (typeof state !== 'object' || state === null || typeof state.nonce !== 'string' || typeof state.key !== 'string' || typeof state.input !== 'string') return undefined;
+  if (state.link !== undefined && typeof state.link !== 'string') return undefined;
   if (!(await spend(state.nonce))) throw new ToolRefusal('NotConfirmed', 'This confirmation was already answered: a confirmation serves one answer. Nothing was sent; call the tool again to ask the person anew.');
   return { state, action: view.action, ticked: view.content?.confirm === true };
 }

@@ -197,12 +197,36 @@ async function beneficiaryOf(target: OpenBanking | CustomerSession, mandateId: u
   return { account: mandate.destination_account ?? null, bank: mandate.destination_bank_code ?? null, name: mandate.destination_account_name ?? null };
 }
 
-/** The confirmation's text: what happens, every field, and for money where the day stands. */
-export function confirmationText(m: Movement, day: { date: string; spent: number; perCall: number; perDay: number } | undefined): string {
+/** Where the day stands against the limits, for the confirmation (naira). */
+export interface DayStanding {
+  date: string;
+  spent: number;
+  perCall: number;
+  perDay: number;
+}
+
+/** The confirmation as lines: a title, then `label: value` rows (details indented under the summary). */
+export interface ConfirmationLines {
+  title: string;
+  rows: { label: string; value: string; detail?: boolean }[];
+}
+
+/** A summary line `From: …` as a row. */
+const row = (line: string) => ({ label: line.slice(0, line.indexOf(': ')), value: line.slice(line.indexOf(': ') + 2) });
+
+/** What the person is shown, line by line: what happens, every field, and for money where the day stands. */
+export function confirmationLines(m: Movement, day: DayStanding | undefined): ConfirmationLines {
   const money = MONEY_OPERATIONS.has(m.operation);
-  const lines = [money ? `Confirm ${m.tool}: an AI agent asks to move money for you.` : `Confirm ${m.tool}: an AI agent asks to ${ACTIONS[m.operation]} for you.`];
-  if (m.amount !== undefined) lines.push(`${money ? 'Amount' : 'Amount per debit'}: ${naira(m.amount)} (${m.amount} NGN)`);
-  lines.push(...m.summary, ...m.details.map((line) => `  ${line}`));
-  if (day && money) lines.push(`Today (${day.date}, Lagos): ${naira(day.spent)} sent of ${naira(day.perDay)} a day; at most ${naira(day.perCall)} per call.`);
-  return lines.join('\n');
+  const title = money ? `Confirm ${m.tool}: an AI agent asks to move money for you.` : `Confirm ${m.tool}: an AI agent asks to ${ACTIONS[m.operation]} for you.`;
+  const rows: ConfirmationLines['rows'] = [];
+  if (m.amount !== undefined) rows.push({ label: money ? 'Amount' : 'Amount per debit', value: `${naira(m.amount)} (${m.amount} NGN)` });
+  rows.push(...m.summary.map(row), ...m.details.map((line) => ({ ...row(line), detail: true })));
+  if (day && money) rows.push({ label: `Today (${day.date}, Lagos)`, value: `${naira(day.spent)} sent of ${naira(day.perDay)} a day; at most ${naira(day.perCall)} per call.` });
+  return { title, rows };
+}
+
+/** The confirmation's text: what happens, every field, and for money where the day stands. */
+export function confirmationText(m: Movement, day: DayStanding | undefined): string {
+  const { title, rows } = confirmationLines(m, day);
+  return [title, ...rows.map((r) => `${r.detail ? '  ' : ''}${r.label}: ${r.value}`)].join('\n');
 }

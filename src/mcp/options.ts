@@ -1,7 +1,9 @@
 import { type CustomerSession, type CustomerSessionOptions, type OpenBanking, type OperationName, ValidationError, type ValidationIssue } from '../index.js';
 import { operations } from '../schemas.js';
 import { kindOf } from './catalog.js';
+import type { ConfirmationLink } from './channels.js';
 import { MANDATE_OPERATIONS, MONEY_OPERATIONS } from './movement.js';
+import { type ConfirmationPage, ConfirmationPages } from './page.js';
 
 /**
  * What `allow` takes: an operation name (`'transfers.create'`), or `'writes'` for every POST and
@@ -47,11 +49,33 @@ export interface McpServerOptions {
    */
   limits?: McpLimits;
   /**
-   * `'elicit'` (default): a money or instrument tool asks the person through MCP elicitation
-   * before every send. `'none'`: it does not ask (the limits still hold). Set it only where a
-   * person already approves every call some other way.
+   * How a money or instrument tool asks the person before every send. `'elicit'` (default): on
+   * this server's confirmation page through URL elicitation where the client declares it, else
+   * through a form where the client declares form elicitation, else the page's link goes to the
+   * operator (`onConfirmationLink`) and the tool answers that the person must approve outside the
+   * chat. `'page'`: the same without the form (a form is the client's word, the page is this
+   * server's). `'none'`: it does not ask (the limits still hold); set it only where a person
+   * already approves every call some other way.
    */
-  confirm?: 'elicit' | 'none';
+  confirm?: 'elicit' | 'page' | 'none';
+  /**
+   * A passphrase the confirmation page asks for before Confirm (at least 8 characters): a wrong one
+   * decides nothing, five end the link. No client or result ever carries it; with it the form is
+   * not used, as with `confirm: 'page'`.
+   */
+  confirmSecret?: string;
+  /**
+   * The confirmation page, when your own HTTP server serves it ({@link createConfirmationPage}).
+   * Default: one of this server's own, listening on an ephemeral `127.0.0.1` port once a person
+   * is first asked.
+   */
+  confirmPage?: ConfirmationPage;
+  /**
+   * Receives the page's link when the client cannot ask the person (no elicitation, or only the
+   * form where the page is required): give it to the person, never to the model. Default: a line
+   * on stderr.
+   */
+  onConfirmationLink?: (link: ConfirmationLink) => void;
   /**
    * Where the day's totals live. Without this option they live in the client's fleet store, which
    * money tools require; `'memory'` accepts an in-memory ledger instead (a restart starts the
@@ -79,7 +103,13 @@ export interface ResolvedMcpOptions {
   /** Every operation listed: the reads and what `allow` adds. */
   listed: ReadonlySet<OperationName>;
   limits: McpLimits | undefined;
-  confirm: 'elicit' | 'none';
+  confirm: 'elicit' | 'page' | 'none';
+  confirmSecret: string | undefined;
+  /** The page given, or one of the server's own. */
+  confirmPage: ConfirmationPages;
+  /** True when the server made the page itself (it closes it with the server). */
+  ownPage: boolean;
+  onConfirmationLink: (link: ConfirmationLink) => void;
   /** True when the day's totals are kept in memory (said explicitly, or no money tool and no fleet). */
   memoryLedger: boolean;
   connect: CustomerSessionOptions | undefined;
@@ -88,7 +118,20 @@ export interface ResolvedMcpOptions {
   schemas: 'default' | 'strict';
 }
 
-const KNOWN = new Set(['customer', 'allow', 'limits', 'confirm', 'ledger', 'connect', 'now', 'schemas']);
+const KNOWN = new Set(['customer', 'allow', 'limits', 'confirm', 'confirmSecret', 'confirmPage', 'onConfirmationLink', 'ledger', 'connect', 'now', 'schemas']);
+
+/** An operator link, on stderr: the side of a stdio server the model never reads. */
+const linkOnStderr = (link: ConfirmationLink) =>
+  console.error(`openbanking-ng: ${link.tool} waits for the person's confirmation outside the chat: open ${link.url} (one decision, until ${link.expiresAt.toISOString()}).`);
+
+function checkConfirm(issues: ValidationIssue[], options: McpServerOptions, confirm: unknown): void {
+  if (confirm !== 'elicit' && confirm !== 'page' && confirm !== 'none') issues.push({ path: 'confirm', message: "must be 'elicit', 'page' or 'none'", code: 'invalid_value' });
+  const secret = options.confirmSecret;
+  if (secret !== undefined && (typeof secret !== 'string' || [...secret].length < 8)) issues.push({ path: 'confirmSecret', message: 'must be a passphrase of at least 8 characters', code: 'invalid_value' });
+  if (secret !== undefined && confirm === 'none') issues.push({ path: 'confirmSecret', message: "asks the person on the confirmation page, which confirm: 'none' turns off", code: 'invalid_value' });
+  if (options.confirmPage !== undefined && !(options.confirmPage instanceof ConfirmationPages)) issues.push({ path: 'confirmPage', message: 'must be made by createConfirmationPage', code: 'invalid_type' });
+  if (options.onConfirmationLink !== undefined && typeof options.onConfirmationLink !== 'function') issues.push({ path: 'onConfirmationLink', message: 'must be a function', code: 'invalid_type' });
+}
 
 /** The edit distance of two names, for "did you mean". */
 function distance(a: string, b: string): number {
@@ -165,7 +208,7 @@ export function resolveMcpOptions(ob: unknown, input: McpServerOptions | undefin
   for (const name of ['perCall', 'perDay'] as const) if ((needed as readonly string[]).includes(name) || (given && limits[name] !== undefined)) checkLimit(issues, name, limits?.[name]);
   if (given) for (const key of Object.keys(limits)) if (key !== 'perCall' && key !== 'perDay') issues.push({ path: `limits.${key}`, message: 'is not a limit (perCall, perDay)', code: 'unrecognized_keys' });
   const confirm = options.confirm ?? 'elicit';
-  if (confirm !== 'elicit' && confirm !== 'none') issues.push({ path: 'confirm', message: "must be 'elicit' or 'none'", code: 'invalid_value' });
+  checkConfirm(issues, options, confirm);
   if (options.ledger !== undefined && options.ledger !== 'memory') issues.push({ path: 'ledger', message: "must be 'memory' (or left out: the client's fleet store)", code: 'invalid_value' });
   const fleet = isClient(ob) ? ob.fleet : undefined;
   if (moneyListed.length > 0 && fleet === undefined && options.ledger !== 'memory') {
@@ -193,8 +236,12 @@ export function resolveMcpOptions(ob: unknown, input: McpServerOptions | undefin
     schemas: options.schemas ?? 'default',
     limits: limits && { perCall: limits.perCall, perDay: limits.perDay },
     confirm,
+    confirmSecret: options.confirmSecret,
+    confirmPage: (options.confirmPage as ConfirmationPages | undefined) ?? new ConfirmationPages(),
+    ownPage: options.confirmPage === undefined,
+    onConfirmationLink: options.onConfirmationLink ?? linkOnStderr,
     memoryLedger: options.ledger === 'memory' || fleet === undefined,
     connect: options.connect,
-    now: options.now ?? Date.now,
+    now: options.now ?? (() => Date.now()),
   };
 }

@@ -1,7 +1,8 @@
 import { type CallToolResult, type InputRequiredResult, McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import { type CustomerSession, type OpenBanking, type RequestOptions, type Scope } from '../index.js';
+import { type CustomerSession, type OpenBanking, type RequestOptions, type Scope, ValidationError } from '../index.js';
 import { type JsonSchema, operations } from '../schemas.js';
 import { asStandardSchema, isConfirmed, type OperationTool, operationTools, toolName } from './catalog.js';
+import type { PageConfirm } from './channels.js';
 import { type Confirmation, confirmationCodec } from './confirm.js';
 import { CONNECT_OUTPUT, CustomerLink } from './connect.js';
 import { PURPOSE } from './fields.js';
@@ -26,6 +27,8 @@ interface AgentState {
   ledger: Ledger;
   attempts: AttemptLog;
   codec: RequestStateCodec<Confirmation>;
+  /** The confirmation page, the operator's passphrase, and where operator links go. */
+  pages: PageConfirm;
 }
 
 /** One attempt log per client: its `request` events count what left the process, whichever server asks. */
@@ -43,7 +46,7 @@ function instructions(state: AgentState): string {
   const lines = ['Open Banking Nigeria for one customer, through the openbanking-ng client. Every tool is one API call; results mask card secrets.'];
   if (state.link.session === undefined) lines.push('No customer is connected yet: call connect_bank and give the person the address and code it returns.');
   if (money.length === 0) lines.push('Money movement is not enabled on this server.');
-  else lines.push(`Money tools (${money.join(', ')}) stay within ${limits!.perCall} per call and ${limits!.perDay} per Lagos day${confirm === 'elicit' ? ', and the person confirms each one' : ''}. Amounts are in naira (NGN) with at most two decimals.`);
+  else lines.push(`Money tools (${money.join(', ')}) stay within ${limits!.perCall} per call and ${limits!.perDay} per Lagos day${confirm !== 'none' ? ', and the person confirms each one' : ''}. Amounts are in naira (NGN) with at most two decimals.`);
   lines.push('To retry a write, repeat its idempotency_key with the same arguments; after a transfer, call transfers_wait rather than sending it again.');
   return lines.join(' ');
 }
@@ -58,7 +61,7 @@ function targetFor(state: AgentState, tool: Pick<OperationTool, 'token'>): OpenB
 /** The customer's tokens, masked in any text that would quote them. */
 function secretsOf(state: AgentState): string[] {
   const tokens = state.link.session?.tokens;
-  return [tokens?.access_token, tokens?.refresh_token].filter((t): t is string => typeof t === 'string');
+  return [tokens?.access_token, tokens?.refresh_token, state.options.confirmSecret].filter((t): t is string => typeof t === 'string');
 }
 
 async function callOperation(state: AgentState, server: McpServer, tool: OperationTool, given: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
@@ -71,7 +74,7 @@ async function callOperation(state: AgentState, server: McpServer, tool: Operati
     if (tool.kind === 'read') return toolResult(tool, await invoke(target, tool, splitArguments(tool, args), options), undefined, secretsOf(state));
     const { ledger, attempts, codec, options: o } = state;
     const customerId = target === state.ob ? undefined : (target as CustomerSession).id;
-    return await runWrite({ server, ctx, tool, args, target, customerId, ledger, attempts, codec, limits: o.limits, confirm: o.confirm, options, secrets: secretsOf(state) });
+    return await runWrite({ server, ctx, tool, args, target, customerId, ledger, attempts, codec, limits: o.limits, confirm: o.confirm, pages: state.pages, options, secrets: secretsOf(state) });
   } catch (error) {
     return toolError(error, secretsOf(state));
   }
@@ -173,6 +176,7 @@ function attemptLogOf(ob: OpenBanking): AttemptLog {
 
 function agentState(ob: OpenBanking, options: McpServerOptions | undefined): AgentState {
   const resolved = resolveMcpOptions(ob, options);
+  const { confirmPage: page, confirmSecret: secret, onConfirmationLink: onLink, now } = resolved;
   return {
     ob,
     options: resolved,
@@ -182,6 +186,7 @@ function agentState(ob: OpenBanking, options: McpServerOptions | undefined): Age
     ledger: new Ledger(ob, resolved.now, resolved.memoryLedger),
     attempts: attemptLogOf(ob),
     codec: confirmationCodec(),
+    pages: { page, secret, onLink, now },
   };
 }
 
@@ -207,7 +212,10 @@ function agentState(ob: OpenBanking, options: McpServerOptions | undefined): Age
 export function createMcpServer(ob: OpenBanking, options?: McpServerOptions): McpServer {
   const state = agentState(ob, options);
   const server = buildServer(state);
-  // The state is this server's alone: a device-code wait ends with its connection.
-  server.server.onclose = () => state.link.close();
+  // The state is this server's alone: a device-code wait and its own page end with its connection.
+  server.server.onclose = () => {
+    state.link.close();
+    if (state.options.ownPage) void state.pages.page.close();
+  };
   return server;
 }

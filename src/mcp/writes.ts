@@ -1,11 +1,12 @@
-import type { CallToolResult, InputRequiredResult, McpServer, RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
+import { type CallToolResult, type InputRequiredResult, isInputRequiredResult, type McpServer, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import { neverWritten } from '../errors/index.js';
 import { type CustomerSession, type OpenBanking, type RequestOptions, ValidationError } from '../index.js';
 import { isConfirmed, type OperationTool } from './catalog.js';
-import { askPerson, canAskPerson, type Confirmation, takeAnswer, verdict } from './confirm.js';
+import { confirmCall, type PageConfirm } from './channels.js';
+import { type Confirmation, takeAnswer } from './confirm.js';
 import { type CallInput, invoke, splitArguments } from './invoke.js';
 import { inputDigest, type Ledger, toMinor } from './ledger.js';
-import { confirmationText, MANDATE_OPERATIONS, type Movement, movementOf } from './movement.js';
+import { confirmationLines, confirmationText, MANDATE_OPERATIONS, type Movement, movementOf } from './movement.js';
 import type { McpLimits } from './options.js';
 import { ToolRefusal, toolResult } from './results.js';
 
@@ -46,7 +47,9 @@ export interface WriteCall {
   attempts: AttemptLog;
   codec: RequestStateCodec<Confirmation>;
   limits: McpLimits | undefined;
-  confirm: 'elicit' | 'none';
+  confirm: 'elicit' | 'page' | 'none';
+  /** The confirmation page, its passphrase and where operator links go. */
+  pages: PageConfirm;
   options: RequestOptions;
   secrets: readonly string[];
 }
@@ -82,7 +85,7 @@ function overDay(amount: number, spentMinor: number, limits: McpLimits, day: str
   return refused(
     'amount',
     `${amount} NGN would bring the total sent on ${day} (Lagos) to ${spent + amount} NGN, over the daily limit (limits.perDay) of ${limits.perDay} NGN (${spent} NGN already sent)`,
-    'per_day_limit',
+    'per_standinglimit',
   );
 }
 
@@ -96,7 +99,7 @@ export async function runWrite(call: WriteCall): Promise<CallToolResult | InputR
   const { tool, ledger, limits } = call;
   const confirmed = isConfirmed(tool.kind);
   // An answer is spent before the input is even read: one confirmation, one answer.
-  const answer = confirmed && call.confirm === 'elicit' ? await takeAnswer(call.ctx, call.codec, (nonce) => ledger.spendConfirmation(nonce)) : undefined;
+  const answer = confirmed && call.confirm !== 'none' ? await takeAnswer(call.ctx, call.codec, (nonce) => ledger.spendConfirmation(nonce)) : undefined;
   const movement = confirmed ? await movementOf(tool, call.args, call.target, call.options) : undefined;
   const input: CallInput = movement ? { params: movement.params, payload: movement.body, idempotencyKey: movement.idempotencyKey } : splitArguments(tool, call.args);
   const scope = await ledger.scope(call.customerId);
@@ -118,15 +121,12 @@ export async function runWrite(call: WriteCall): Promise<CallToolResult | InputR
   const day = ledger.today();
   if (movement) {
     const spent = await checkLimits(call, movement, scope, day);
-    if (call.confirm === 'elicit') {
-      const confirmation = verdict(answer, digest, key);
-      if (confirmation === 'ask') {
-        if (!canAskPerson(call.server, call.ctx)) {
-          throw new ToolRefusal('NotConfirmed', 'This MCP client cannot ask the person to confirm (it declared no form elicitation capability): nothing was sent. Use a client that supports elicitation.');
-        }
-        const shown = confirmationText(movement, limits && { date: day, spent: spent / 100, perCall: limits.perCall, perDay: limits.perDay });
-        return askPerson(shown, call.codec, { input: digest, key: key ?? crypto.randomUUID() }, call.ctx);
-      }
+    if (call.confirm !== 'none') {
+      const standing = limits && { date: day, spent: spent / 100, perCall: limits.perCall, perDay: limits.perDay };
+      const { server, ctx, codec, pages } = call;
+      const asking = { server, ctx, codec, ledger, pages, mode: call.confirm, tool: tool.name, answer, input: digest, key, scope };
+      const confirmation = await confirmCall({ ...asking, lines: confirmationLines(movement, standing), text: confirmationText(movement, standing) });
+      if (isInputRequiredResult(confirmation)) return confirmation;
       // The confirmation names the key: a second send under it is the provider's replay, never a new movement.
       key = confirmation.key;
       if (input.idempotencyKey === undefined) {

@@ -10,37 +10,16 @@
 // Locally the test is skipped, with a message, when no Chromium is found; with REQUIRE_BROWSER=1
 // (set by .ci/run) a missing browser fails it. OB_CHROMIUM=/path/to/chrome picks the binary.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { executablePath, isLoopback, launchChromium, requireChromium } from './chromium.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const shots = `${root}artifacts/browser`;
-const CANDIDATES = process.env.OB_CHROMIUM ? [process.env.OB_CHROMIUM] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-const executablePath = CANDIDATES.find((p) => existsSync(p));
-const required = process.env.REQUIRE_BROWSER === '1';
 
-/** Chromium's flags that keep it off the network and quiet (no first run, sync, updates, QUIC, GPU). */
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
-
-if (!executablePath) {
-  const message =
-    `No Chromium found (looked for ${CANDIDATES.join(', ')}): the browser test is skipped. ` +
-    'Install Debian\'s chromium (apt-get install -y chromium) or set OB_CHROMIUM to a Chrome or Chromium binary.';
-  if (required) throw new Error(`${message.replace('is skipped', 'cannot run')} REQUIRE_BROWSER=1 makes this a failure.`);
-  console.warn(message);
-}
+requireChromium('the PKCE single-page app test');
 
 /** Starts the example backend on a free port; resolves once it prints its address. */
 function startBackend(): Promise<{ origin: string; child: ChildProcess; output: () => string }> {
@@ -68,11 +47,6 @@ function startBackend(): Promise<{ origin: string; child: ChildProcess; output: 
   });
 }
 
-const isLoopback = (url: string) => {
-  const { protocol, hostname } = new URL(url);
-  return protocol === 'data:' || protocol === 'about:' || hostname === '127.0.0.1';
-};
-
 describe.skipIf(!executablePath)('the PKCE single-page app in Chromium', () => {
   let backend: Awaited<ReturnType<typeof startBackend>>;
   let browser: Browser;
@@ -92,7 +66,7 @@ describe.skipIf(!executablePath)('the PKCE single-page app in Chromium', () => {
     mkdirSync(shots, { recursive: true });
     backend = await startBackend();
     authUrl = ((await (await fetch(`${backend.origin}/config.json`)).json()) as { authUrl: string }).authUrl;
-    browser = await chromium.launch({ executablePath: executablePath!, headless: true, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 900, height: 700 } });
     await context.route('**/*', (route) => {
       const url = route.request().url();

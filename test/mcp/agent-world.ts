@@ -1,11 +1,13 @@
 // A world for the agent's money invariants: the local sandbox behind a recording proxy that
 // knows what the provider performed, one customer, MCP servers over a durable ledger (a fleet
 // store that outlives restarts), and the official v2 client on 2026-07-28 in manual mode, so that
-// a test can answer, forge and replay confirmations itself, as a hostile client would.
+// a test can answer, forge and replay confirmations itself, as a hostile client would. The client
+// declares form elicitation, URL elicitation or none (the channel); the confirmation page is
+// answered in process, by the person or by the hostile client that holds a URL-mode link.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { MemoryFleetStore, OpenBanking } from '../../src/index.js';
-import { createMcpServerFactory, type McpServerOptions } from '../../src/mcp.js';
+import { type ConfirmationPage, createConfirmationPage, createMcpServerFactory, type McpServerOptions } from '../../src/mcp.js';
 import { createSandbox, type Sandbox } from '../../src/testing.js';
 import { ALL_SCOPES, APP } from './support.js';
 
@@ -29,7 +31,28 @@ export interface Issued {
   message: string;
   generation: number;
   answered: boolean;
+  /** A URL-mode confirmation: the page's link. */
+  url?: string;
 }
+
+/** How the client can ask the person: a form, the server's page through URL elicitation, or not at all. */
+export type Channel = 'form' | 'url' | 'none';
+
+/** A link of the confirmation page: given to the client (URL mode) or to the operator. */
+export interface PageLink {
+  url: string;
+  tool: string;
+  generation: number;
+  /** A tool call waiting for the person's decision on it. */
+  waiting?: Promise<unknown>;
+  /** The URL-mode confirmation that gave it. */
+  issued?: Issued;
+  /** The call that had it given to the operator. */
+  call?: { tool: string; args: unknown };
+}
+
+/** The origin the world's page is served at. */
+export const PAGE_ORIGIN = 'http://page.test';
 
 /** How the operations are recognised on the wire, by method and path. */
 const MOVERS: [string, string, RegExp][] = [
@@ -60,11 +83,25 @@ export class World {
   now = Date.parse('2026-11-27T09:00:00Z');
   generation = 0;
   beneficiary = '0555666777';
+  /** Every call the agent made of its own, to repeat. */
+  readonly calls: { tool: string; args: unknown }[] = [];
+  /** The page asks for the operator's passphrase. */
+  secret = false;
+  /** The page's links, in the order given. */
+  readonly links: PageLink[] = [];
+  /** Calls still running (waiting on the page). */
+  readonly inflight = new Set<Promise<unknown>>();
+  page: ConfirmationPage | undefined;
   #agent: { client: Client; close: () => Promise<void> } | undefined;
   readonly #options: Omit<McpServerOptions, 'customer' | 'now'>;
   readonly #listed: ReadonlySet<string>;
 
-  constructor(seed: number, options: Omit<McpServerOptions, 'customer' | 'now'>, listed: readonly string[]) {
+  constructor(
+    seed: number,
+    options: Omit<McpServerOptions, 'customer' | 'now'>,
+    listed: readonly string[],
+    readonly channel: Channel = 'form',
+  ) {
     this.sandbox = createSandbox({ clients: [APP], seed: `agent-${seed}` });
     this.#options = options;
     this.#listed = new Set(listed);
@@ -100,12 +137,19 @@ export class World {
   /** (Re)starts the server process: a new client, session and MCP server over the same ledger; confirmations issued before are foreign now. */
   async restart(): Promise<void> {
     await this.#agent?.close();
+    // The page lives in the process: its links end with it.
+    await this.page?.close();
     this.generation += 1;
+    const page = createConfirmationPage({ url: PAGE_ORIGIN });
+    this.page = page;
+    const generation = this.generation;
     const ob = new OpenBanking({ ...APP, baseUrl: this.sandbox.baseUrl, authUrl: this.sandbox.authUrl, fetch: this.fetch as typeof fetch, fleet: this.fleet, logLevel: 'off', retryDelay: 0, sleep: async () => {} });
     const tokens = this.sandbox.issueTokens({ clientId: APP.clientId, scope: ALL_SCOPES, kind: 'customer' });
     const customer = ob.forCustomer(tokens, { id: 'customer-42' });
-    const handler = createMcpHandler(createMcpServerFactory(ob, { ...this.#options, customer, now: () => this.now }));
-    const client = new Client({ name: 'hostile-agent', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false } });
+    const onConfirmationLink = (link: { url: string; tool: string }) => void this.links.push({ url: link.url, tool: link.tool, generation });
+    const handler = createMcpHandler(createMcpServerFactory(ob, { ...this.#options, customer, now: () => this.now, confirmPage: page, onConfirmationLink }));
+    const elicitation = (this.channel === 'none' ? {} : { elicitation: this.channel === 'form' ? { form: {} } : { url: {} } }) as Record<string, object>;
+    const client = new Client({ name: 'hostile-agent', version: '1.0.0' }, { capabilities: elicitation, versionNegotiation: { mode: { pin: '2026-07-28' } }, inputRequired: { autoFulfill: false } });
     await client.connect(new StreamableHTTPClientTransport(new URL('http://mcp.test/mcp'), { fetch: (url, init) => handler.fetch(new Request(url, init)) }));
     this.#agent = {
       client,
@@ -116,12 +160,40 @@ export class World {
     };
   }
 
+  /** Ends the page (every waiting call answers), then the client. */
   async close(): Promise<void> {
+    await this.page?.close();
+    await Promise.allSettled([...this.inflight]);
     await this.#agent?.close();
+  }
+
+  /** Runs a call in the background: it waits on the page until a decision, the link's end or close(). */
+  background(run: Promise<unknown>): Promise<unknown> {
+    const settled = run.catch(() => undefined).finally(() => this.inflight.delete(settled));
+    this.inflight.add(settled);
+    return settled;
+  }
+
+  /** One request to the page, as a browser (or a client holding the link) sends it. */
+  async visit(url: string, method: 'GET' | 'POST', fields: Record<string, string> = {}, origin: string | null = PAGE_ORIGIN): Promise<{ status: number; text: string }> {
+    const headers: Record<string, string> = method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {};
+    if (origin !== null && method === 'POST') headers.origin = origin;
+    const response = await this.page!.fetch(new Request(url, { method, headers, ...(method === 'POST' ? { body: new URLSearchParams(fields).toString() } : {}) }));
+    const html = await response.text();
+    const text = html.replace(/<style[\s\S]*?<\/style>/g, '').replace(/<[^>]+>/g, ' ').replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))).replace(/\s+/g, ' ');
+    return { status: response.status, text };
   }
 
   /** One tools/call; an `input_required` answer is kept as an issued confirmation. */
   async call(tool: string, args: unknown, retry?: { inputResponses: unknown; requestState: string }): Promise<{ isError?: boolean; inputRequired?: Issued; text: string }> {
+    const given = this.links.length;
+    const answered = await this.#call(tool, args, retry);
+    // A link this call had given to the operator: the agent is told to call again the same way.
+    for (const link of this.links.slice(given)) if (!link.issued) link.call = { tool, args };
+    return answered;
+  }
+
+  async #call(tool: string, args: unknown, retry?: { inputResponses: unknown; requestState: string }): Promise<{ isError?: boolean; inputRequired?: Issued; text: string }> {
     const params = { name: tool, arguments: args as Record<string, unknown>, ...(retry ?? {}) };
     let result: Record<string, unknown>;
     try {
@@ -130,9 +202,11 @@ export class World {
       return { isError: true, text: `protocol: ${(error as Error).message}` };
     }
     if (result.resultType === 'input_required') {
-      const request = (result.inputRequests as Record<string, { params: { message: string } }>).confirm!;
-      const issued = { tool, args, state: String(result.requestState), message: request.params.message, generation: this.generation, answered: false };
+      const request = (result.inputRequests as Record<string, { params: { message: string; mode?: string; url?: string } }>).confirm!;
+      const url = request.params.mode === 'url' ? request.params.url : undefined;
+      const issued: Issued = { tool, args, state: String(result.requestState), message: request.params.message, generation: this.generation, answered: false, ...(url ? { url } : {}) };
       this.issued.push(issued);
+      if (url) this.links.push({ url, tool, generation: this.generation, issued });
       return { inputRequired: issued, text: issued.message };
     }
     const text = ((result.content as { text?: string }[] | undefined) ?? []).map((c) => c.text ?? '').join('\n');
