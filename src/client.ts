@@ -9,7 +9,7 @@ import { type APIPromise, makeAPIPromise, type WithResponse } from './core/trans
 import type { BearerSource } from './core/http.js';
 import type { RequestOptions } from './core/validation.js';
 import { type RequestParams, sendRequest } from './resources/runner.js';
-import type { Scope } from './core/config.js';
+import type { Scope } from './core/scopes.js';
 import { Transport } from './core/transport.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
 import type { FleetStore } from './core/store.js';

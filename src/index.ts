@@ -23,12 +23,12 @@ export type {
 } from './core/event-types.js';
 export type { APIPromise, Envelope, WithResponse } from './core/transport.js';
 export type { PagePromise } from './resources/runner.js';
-export { OPERATION_SCOPES, type OperationName } from './core/config.js';
+export { OPERATION_SCOPES, type OperationName } from './core/scopes.js';
 export type { TokenKind } from './core/transport.js';
 export type { Logger, LogLevel } from './core/logger.js';
-export type { SignatureEncoding } from './core/config.js';
+export type { SignatureEncoding } from './crypto/bytes.js';
 export type { Sleep } from './core/retry-timing.js';
-export { SCOPES, type Scope, type ScopeInput } from './core/config.js';
+export { SCOPES, type Scope, type ScopeInput } from './core/scopes.js';
 export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/tokens.js';
 export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './core/store.js';
 export {
@@ -52,9 +52,9 @@ export {
   type RegistrationConnection,
   type RegistrationFields,
 } from './auth/registration.js';
-export { type FieldCipher, plaintextCipher } from './core/config.js';
-export { aesGcmCipher } from './crypto/aes.js';
-export { aesCbcCipher } from './crypto/aes.js';
+export { type FieldCipher, plaintextCipher } from './crypto/ciphers.js';
+export { aesGcmCipher } from './crypto/ciphers.js';
+export { aesCbcCipher } from './crypto/ciphers.js';
 export {
   Cards,
   type Card,
@@ -162,4 +162,5 @@ export {
   type OAuthErrorCode,
   type ValidationIssue,
 } from './errors/index.js';
-export { ConsentEndedError, TransferPendingError, isConsentEndedError, isTransferPendingError, type ConsentEndedReason } from './errors/index.js';
+export { ConsentEndedError, isConsentEndedError, type ConsentEndedReason } from './errors/index.js';
+export { TransferPendingError, isTransferPendingError } from './resources/transfers.js';

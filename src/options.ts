@@ -1,17 +1,17 @@
 import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/tokens.js';
-import { type FieldCipher, plaintextCipher } from './core/config.js';
+import { type FieldCipher, plaintextCipher } from './crypto/ciphers.js';
 import * as z from 'zod/mini';
 import { functionOption, HEADER_NAME, headerText, isRecord, methodsOption, optionText, parse, pathOption, quoted, rule, urlOption, wholeTimeoutMs } from './core/validation.js';
 import { ValidationError, type ValidationIssue } from './errors/index.js';
 import { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type HeaderNames, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
 import { defaultSleep, type Sleep } from './core/retry-timing.js';
-import { type Scope, SCOPES } from './core/config.js';
-import type { SignatureEncoding } from './core/config.js';
+import { type Scope, SCOPES } from './core/scopes.js';
+import type { SignatureEncoding } from './crypto/bytes.js';
 import { FleetLink } from './fleet/link.js';
 import { EventHub } from './core/events.js';
-import { clientMemory } from './core/secret-memory.js';
-import { RateLimiter } from './core/store.js';
+import { clientMemory } from './errors/secret-memory.js';
+import { RateLimiter } from './core/rate-limiter.js';
 import { type FleetAccess, type FleetStore, localAccess, MemoryFleetStore } from './core/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/namespaces.js';
 

@@ -10,4 +10,4 @@ export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/au
 export type { ValidationIssue } from './errors/base.js';
 export { OAuthError, isOAuthError, type OAuthErrorCode } from './errors/base.js';
 export { ValidationError, isValidationError } from './errors/base.js';
-export { OPERATION_SCOPES, type OperationName, type Scope, type ScopeInput } from './core/config.js';
+export { OPERATION_SCOPES, type OperationName, type Scope, type ScopeInput } from './core/scopes.js';

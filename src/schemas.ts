@@ -15,7 +15,7 @@
 import type * as z from 'zod/mini';
 import type { HttpMethod } from './core/http.js';
 import type { OperationSchemas, TokenKind } from './core/transport.js';
-import type { Scope } from './core/config.js';
+import type { Scope } from './core/scopes.js';
 import { OPERATIONS, type OperationName } from './resources/namespaces.js';
 import { schemas as accounts } from './schemas/accounts.js';
 import { schemas as bills } from './schemas/bills.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../src/core/store.js';
+import { RateLimiter } from '../src/core/rate-limiter.js';
 import { AbortError, OpenBanking, RateLimitError, ValidationError } from '../src/index.js';
 import { BASE, http, HttpResponse, type Recorded, testClient, tokenHandler, useMsw } from './support/msw.js';
 

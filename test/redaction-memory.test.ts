@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type ApiError, isApiError, OpenBanking, type TokenSet } from '../src/index.js';
-import { redactionWork } from '../src/core/redact.js';
+import { redactionWork } from '../src/errors/redact.js';
 import { surfaces } from './support/leaks.js';
 import { AUTH, BASE, http, HttpResponse, useMsw, validCard } from './support/msw.js';
 

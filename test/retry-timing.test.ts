@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RenewalBackoff } from '../src/core/retry-timing.js';
-import { parseRetryAfterMs, RETRY_STATUSES } from '../src/core/retry-timing.js';
+import { RETRY_STATUSES } from '../src/core/retry-timing.js';
+import { parseRetryAfterMs } from '../src/errors/api.js';
 
 // The timing the SDK hands to ky's retry (DESIGN "defaults", "what is retried", "401 renewal"); the backoff itself is ky's, seen in test/defaults.test.ts.
 

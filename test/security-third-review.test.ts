@@ -2,7 +2,7 @@ import { subscribe, tracingChannel } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { aesGcmCipher, type ApiError, type ClientEvents, isApiError, OAuthError, OpenBanking, ResponseValidationError, ValidationError } from '../src/index.js';
-import { redactionWork } from '../src/core/redact.js';
+import { redactionWork } from '../src/errors/redact.js';
 import { instrument } from '../src/otel.js';
 import { capturingLogger, surfaces } from './support/leaks.js';
 import { AUTH, BASE, http, HttpResponse, useMsw, validCard } from './support/msw.js';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { computeSignature as nodeSignature } from '../src/core/field-crypto.js';
+import { computeSignature as nodeSignature } from '../src/crypto/bytes.js';
 import { createSandbox } from '../src/testing.js';
 import { validCard } from './support/cards.js';
 
 // Where `process.getBuiltinModule` is missing (browsers, Deno, edge runtimes) the signature is
-// computed with Web Crypto (src/core/signature.ts). Here the SDK is loaded afresh with it removed,
+// computed with Web Crypto (src/crypto/bytes.ts). Here the SDK is loaded afresh with it removed,
 // and what it computes and sends is compared with node:crypto. The sandbox was loaded before, on
 // node:crypto, and checks the header as the provider would.
 const sha256 = (input: string, encoding: 'hex' | 'base64') => createHash('sha256').update(input, 'utf8').digest(encoding);
@@ -36,7 +36,7 @@ describe('the Web Crypto signature branch', () => {
     // On Node the module answers synchronously, with node:crypto.
     expect(nodeSignature('s', 'k', 'base64')).toBe(sha256('s;k', 'base64'));
     await withoutGetBuiltinModule(async () => {
-      const { computeSignature } = await import('../src/core/field-crypto.js');
+      const { computeSignature } = await import('../src/crypto/bytes.js');
       expect(computeSignature).not.toBe(nodeSignature);
       for (const [secret, key] of INPUTS) {
         const hex = computeSignature(secret, key, 'hex');

@@ -1,7 +1,7 @@
 import type { AuthorizationRequest } from './authorization.js';
 import * as flows from './flows.js';
 import type { AuthContext, AuthorizationUrlParams, DeviceAuthorization, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';
-import type { ScopeInput } from '../core/config.js';
+import type { ScopeInput } from '../core/scopes.js';
 import type { TokenSet } from './tokens.js';
 
 export type { AuthContext, AuthorizationUrlParams, DeviceCodeOptions, ExchangeCodeParams, GrantOptions, PollDeviceTokenOptions } from './flows.js';

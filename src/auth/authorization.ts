@@ -1,6 +1,6 @@
 import { OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
 import { isLoopbackHost } from '../core/config.js';
-import type { ScopeInput } from '../core/config.js';
+import type { ScopeInput } from '../core/scopes.js';
 import { AuthorizationResponseError, calculatePKCECodeChallenge, generateRandomCodeVerifier, generateRandomState, validateAuthResponse } from 'oauth4webapi';
 
 // The browser-safe half of the authorization-code flow: the authorization request (PKCE through

@@ -1,5 +1,5 @@
 import { ConnectionError, ConsentEndedError, type ConsentEndedReason, OAuthError, OpenBankingError } from '../errors/index.js';
-import { sha256 } from '../core/field-crypto.js';
+import { sha256 } from '../crypto/bytes.js';
 import { type FleetAccess, keyPart, pause, StoreFailure } from '../core/store.js';
 import { grantNotRedeemed } from './grant.js';
 import { parseTokenSet, type TokenSet } from './tokens.js';

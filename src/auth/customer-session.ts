@@ -3,7 +3,7 @@ import type { RequestOptions } from '../core/validation.js';
 import type { BearerSource } from '../core/http.js';
 import type { RequestParams } from '../resources/runner.js';
 import { ConsentEndedError, OAuthError, ValidationError } from '../errors/index.js';
-import { sessionMemory } from '../core/secret-memory.js';
+import { sessionMemory } from '../errors/secret-memory.js';
 import { Namespaces } from '../resources/namespaces.js';
 import type { OperationRunner } from '../resources/runner.js';
 import { type CustomerRefresh, endedElsewhere, grantedScopes } from './customer-refresh.js';

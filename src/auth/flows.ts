@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { AbortError, OAuthError } from '../errors/index.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
-import { type ScopeInput, scopeList } from '../core/config.js';
+import { type ScopeInput, scopeList } from '../core/scopes.js';
 import type { Endpoints } from '../core/config.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, requireString, scopeString } from './authorization.js';

@@ -5,8 +5,8 @@ import { OAuthError } from '../errors/base.js';
 import type { EventHub } from '../core/events.js';
 import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/config.js';
-import { maskText } from '../core/redact.js';
-import type { SecretMemory } from '../core/secret-memory.js';
+import { maskText } from '../errors/redact.js';
+import type { SecretMemory } from '../errors/secret-memory.js';
 import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/http.js';
 import { observeGrant } from '../core/events.js';
 

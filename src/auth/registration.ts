@@ -2,10 +2,10 @@ import * as z from 'zod/mini';
 import { ApiError, OAuthError, ResponseValidationError, ValidationError, type ValidationIssue } from '../errors/index.js';
 import { abortSignal, functionOption, isRecord, parse, pathOption, rule, urlOption, wholeTimeoutMs } from '../core/validation.js';
 import { type Endpoints, type Environment, DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, SANDBOX_HOSTS } from '../core/config.js';
-import { toBase64 } from '../core/field-crypto.js';
+import { toBase64 } from '../crypto/bytes.js';
 import { type Exchange, type HttpMethod, noAnswer, send } from '../core/http.js';
 import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
-import { maskText } from '../core/redact.js';
+import { maskText } from '../errors/redact.js';
 import { identityRedirect } from './grant.js';
 import { matching, str, text, upTo } from '../schemas/common.js';
 

@@ -1,5 +1,5 @@
 import type { BearerSource } from '../core/http.js';
-import { scopeList } from '../core/config.js';
+import { scopeList } from '../core/scopes.js';
 import { type FleetAccess, MemoryFleetStore, pause } from '../core/store.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { GrantContext, TokenSet } from './grant.js';

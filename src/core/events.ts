@@ -3,7 +3,7 @@ import { EVENT_NAMES, TAP } from './event-types.js';
 import { ValidationError } from '../errors/base.js';
 import type { LeveledLogger } from './logger.js';
 import type { AttemptObserver, HttpMethod } from './http.js';
-import { maskText, REDACTED, redactHeaders } from './redact.js';
+import { maskText, REDACTED, redactHeaders } from '../errors/redact.js';
 import { v4 as uuid } from 'uuid';
 
 // A client's listeners: checked once per call, nothing else loaded or built while nobody listens.

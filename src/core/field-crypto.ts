@@ -1,6 +1,6 @@
-import { type FieldCipher, plaintextCipher } from './config.js';
+import { type FieldCipher, plaintextCipher } from '../crypto/ciphers.js';
 import { CipherError, OpenBankingError } from '../errors/index.js';
-import type { PipelineConfig, SignatureEncoding } from './config.js';
+import type { PipelineConfig } from './config.js';
 import { type FleetAccess, keyPart } from './store.js';
 
 /**
@@ -167,55 +167,4 @@ async function decryptsTo(cipher: FieldCipher, ciphertext: Promise<string>, plai
   } catch {
     return false;
   }
-}
-
-type NodeCrypto = {
-  createHash(algorithm: 'sha256'): { update(data: string, encoding: 'utf8'): { digest(encoding: SignatureEncoding): string } };
-};
-
-// Node's synchronous hash through `process.getBuiltinModule` (no static `node:` import); Web Crypto elsewhere.
-const nodeCrypto: NodeCrypto | undefined = (() => {
-  try {
-    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-    return proc?.getBuiltinModule?.('crypto') as NodeCrypto | undefined; // the bare id: the main entry carries no `node:` specifier
-  } catch {
-    return undefined;
-  }
-})();
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/** Lowercase hex of bytes. */
-export function toHex(bytes: Uint8Array): string {
-  let out = '';
-  for (const byte of bytes) out += HEX[byte];
-  return out;
-}
-
-/** Standard base64 (with padding) of bytes. */
-export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-/** SHA-256 of `text`'s UTF-8 bytes, in `encoding`: Node's hash where there is one (synchronous), Web Crypto elsewhere. */
-export function sha256(text: string, encoding: SignatureEncoding = 'hex'): string | Promise<string> {
-  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(text, 'utf8').digest(encoding);
-  return crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)).then((buffer) => {
-    const bytes = new Uint8Array(buffer);
-    return encoding === 'hex' ? toHex(bytes) : toBase64(bytes);
-  });
-}
-
-/**
- * The request signature of the spec: SHA-256 of `clientSecret + ';' + idempotencyKey`, written
- * in `encoding`. Computed once per logical call and re-sent unchanged on every retry.
- */
-export function computeSignature(
-  clientSecret: string,
-  idempotencyKey: string,
-  encoding: SignatureEncoding = 'hex',
-): string | Promise<string> {
-  return sha256(`${clientSecret};${idempotencyKey}`, encoding);
 }

@@ -2,8 +2,9 @@ import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHoo
 import { OpenBankingError, withIdempotencyKey } from '../errors/base.js';
 import { AbortError, ConnectionError, ResponseTooLargeError, TimeoutError } from '../errors/base.js';
 import type { LeveledLogger } from './logger.js';
-import { type CallSecrets, redactHeaders, maskText } from './redact.js';
-import { RenewalBackoff, BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, MAX_TIMER_MS, parseRetryAfterMs, RETRY_STATUSES } from './retry-timing.js';
+import { type CallSecrets, redactHeaders, maskText } from '../errors/redact.js';
+import { RenewalBackoff, BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, MAX_TIMER_MS, RETRY_STATUSES } from './retry-timing.js';
+import { parseRetryAfterMs } from '../errors/api.js';
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -1,4 +1,4 @@
-import { maskText, redactValue } from './redact.js';
+import { maskText, redactValue } from '../errors/redact.js';
 
 /**
  * Anything with `debug`, `info`, `warn` and `error` methods taking a message and optional

@@ -41,20 +41,6 @@ export const BACKOFF_CAP_MS = 8_000;
 /** Share of the delay that jitter may remove. */
 export const JITTER = 0.25;
 
-/** Every HTTP-date form starts with a day name (RFC 9110 §5.6.7); `Date.parse` alone reads `-3` as a day of 2001. */
-const HTTP_DATE_START = /^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s/i;
-
-/** `Retry-After` (delay-seconds, or an HTTP date against the system clock, as ky reads it) in milliseconds, or undefined when absent or neither. */
-export function parseRetryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
-  if (!HTTP_DATE_START.test(trimmed)) return undefined;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
 /** Statuses worth another attempt with the same idempotency key: 408, 429 and every 5xx (ky's `retry.statusCodes`). */
 export const RETRY_STATUSES: number[] = [408, 429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
 

@@ -4,11 +4,13 @@ import { isHTTPError } from 'ky';
 import { v4 as uuid } from 'uuid';
 import { bodyIssues, checkCallOptions, parse, parseOrThrow, type RequestOptions, describeType } from './validation.js';
 import { type CallObservation, observeCall } from './events.js';
-import type { PipelineConfig, Endpoints, Scope } from './config.js';
-import { FieldCrypto, computeSignature } from './field-crypto.js';
+import type { PipelineConfig, Endpoints } from './config.js';
+import type { Scope } from './scopes.js';
+import { FieldCrypto } from './field-crypto.js';
+import { computeSignature } from '../crypto/bytes.js';
 import { type BearerSource, type Exchange, type HttpMethod, noAnswer, renewalBackoff, send } from './http.js';
 import { parseJson, redirectMessage } from './http.js';
-import { sentSecrets, type CallSecrets } from './redact.js';
+import { sentSecrets, type CallSecrets } from '../errors/redact.js';
 
 /** The `{status, message, data}` envelope as the server sent it. @group Client */
 export interface Envelope<Data> {

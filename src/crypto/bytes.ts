@@ -1,13 +1,10 @@
-// Byte and text helpers shared by the built-in ciphers. Every failure is a `CipherError` whose
+// Byte and text helpers of the built-in ciphers, and the one owner of hex, base64 and SHA-256 (the request signature). Every failure is a `CipherError` whose
 // message names the cipher and the problem, never the value, the plaintext or the key.
 import { CipherError } from '../errors/index.js';
-import { toBase64, toHex } from '../core/field-crypto.js';
-
-export { toBase64, toHex };
 
 /** Standard base64 with its padding, nothing else (no whitespace, no URL alphabet). */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+const HEX_TEXT = /^(?:[0-9a-fA-F]{2})+$/;
 /** In a `u` regex a surrogate range matches only unpaired surrogates (pairs are read as one code point). */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
@@ -74,7 +71,7 @@ export function fromBase64(cipher: string, text: string): Uint8Array<ArrayBuffer
 
 /** Decodes hex (either case), refusing odd lengths and other characters. */
 export function fromHex(cipher: string, text: string): Uint8Array<ArrayBuffer> {
-  if (!HEX.test(text)) throw new CipherError(`${cipher}.decrypt: the value is not hex (an even number of 0-9 a-f characters)`);
+  if (!HEX_TEXT.test(text)) throw new CipherError(`${cipher}.decrypt: the value is not hex (an even number of 0-9 a-f characters)`);
   const bytes = new Uint8Array(text.length / 2);
   for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(text.slice(i * 2, i * 2 + 2), 16);
   return bytes;
@@ -123,4 +120,58 @@ export function lazyKey<T>(derive: () => Promise<T>): () => Promise<T> {
       pending = undefined;
       throw error;
     }));
+}
+
+/** How the `signature` header's SHA-256 digest is written: lowercase hex (default) or base64. @group Client */
+export type SignatureEncoding = 'hex' | 'base64';
+
+type NodeCrypto = {
+  createHash(algorithm: 'sha256'): { update(data: string, encoding: 'utf8'): { digest(encoding: SignatureEncoding): string } };
+};
+
+// Node's synchronous hash through `process.getBuiltinModule` (no static `node:` import); Web Crypto elsewhere.
+const nodeCrypto: NodeCrypto | undefined = (() => {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    return proc?.getBuiltinModule?.('crypto') as NodeCrypto | undefined; // the bare id: the main entry carries no `node:` specifier
+  } catch {
+    return undefined;
+  }
+})();
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Lowercase hex of bytes. */
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += HEX[byte];
+  return out;
+}
+
+/** Standard base64 (with padding) of bytes. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** SHA-256 of `text`'s UTF-8 bytes, in `encoding`: Node's hash where there is one (synchronous), Web Crypto elsewhere. */
+export function sha256(text: string, encoding: SignatureEncoding = 'hex'): string | Promise<string> {
+  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(text, 'utf8').digest(encoding);
+  return crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)).then((buffer) => {
+    const bytes = new Uint8Array(buffer);
+    return encoding === 'hex' ? toHex(bytes) : toBase64(bytes);
+  });
+}
+
+/**
+ * The request signature of the spec: SHA-256 of `clientSecret + ';' + idempotencyKey`, written
+ * in `encoding`. Computed once per logical call and re-sent unchanged on every retry.
+ */
+export function computeSignature(
+  clientSecret: string,
+  idempotencyKey: string,
+  encoding: SignatureEncoding = 'hex',
+): string | Promise<string> {
+  return sha256(`${clientSecret};${idempotencyKey}`, encoding);
 }

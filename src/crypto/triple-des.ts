@@ -3,7 +3,7 @@
 import { Buffer } from 'node:buffer';
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, type KeyObject } from 'node:crypto';
 import { CipherError } from '../errors/index.js';
-import type { FieldCipher } from '../core/config.js';
+import type { FieldCipher } from './ciphers.js';
 import { checkCiphertext, checkPlaintext, checkSecret, fromBase64, isWellFormed } from './bytes.js';
 
 const NAME = 'tripleDesCipher';

@@ -1,5 +1,4 @@
-import { type CallSecrets, redactHeaders, maskText, redactValue, withoutSecretHeaders } from '../core/redact.js';
-import { parseRetryAfterMs } from '../core/retry-timing.js';
+import { type CallSecrets, redactHeaders, maskText, redactValue, withoutSecretHeaders } from './redact.js';
 import { guard, OpenBankingError } from './base.js';
 
 // Errors of the API gateway's answers: one class per status family, and the guards beside them.
@@ -212,4 +211,18 @@ function statusText(status: number, emptyBody: boolean): string {
     504: 'Gateway Timeout',
   };
   return `${known[status] ?? 'HTTP error'}${emptyBody ? ' (no JSON body)' : ''}`;
+}
+
+/** Every HTTP-date form starts with a day name (RFC 9110 §5.6.7); `Date.parse` alone reads `-3` as a day of 2001. */
+const HTTP_DATE_START = /^(mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s/i;
+
+/** `Retry-After` (delay-seconds, or an HTTP date against the system clock, as ky reads it) in milliseconds, or undefined when absent or neither. */
+export function parseRetryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed) * 1000;
+  if (!HTTP_DATE_START.test(trimmed)) return undefined;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
 }

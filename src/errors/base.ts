@@ -1,6 +1,4 @@
-import type * as z from 'zod/mini';
-import type * as S from '../schemas/transfers.js';
-import { maskText } from '../core/redact.js';
+import { maskText } from './redact.js';
 
 
 
@@ -203,38 +201,6 @@ export const isAbortError = /* @__PURE__ */ guard<AbortError>(['AbortError']);
 export const isResponseTooLargeError = /* @__PURE__ */ guard<ResponseTooLargeError>(['ResponseTooLargeError']);
 /** True for {@link CipherError}. @group Errors */
 export const isCipherError = /* @__PURE__ */ guard<CipherError>(['CipherError']);
-
-/**
- * What `transfers.retrieve` reads (`status` is open: `'SUCCESSFUL'`, `'PENDING'`, …).
- * The same shape as `TransferStatus` from the transfers namespace.
- */
-type TransferStatusRead = z.output<typeof S.transferStatusSchema>;
-
-/**
- * `session.transfers.waitForCompletion` reached its `timeout` while the transfer still read as
- * pending (or before a first read answered). The transfer was not sent again; it may still
- * settle: read it later with `transfers.retrieve`.
- * @group Errors
- */
-export class TransferPendingError extends OpenBankingError {
-  /** Always `'TransferPendingError'`, also after minification. */
-  override name = 'TransferPendingError';
-  /** The batch reference waited for. */
-  readonly batchReference: string;
-  /** The last status read, or undefined when no read answered before the deadline. */
-  readonly lastStatus: TransferStatusRead | undefined;
-
-  constructor(batchReference: string, lastStatus: TransferStatusRead | undefined, timeout: number) {
-    super(
-      `The transfer ${batchReference} was still ${lastStatus ? `${String(lastStatus.status)} at the last read` : 'unread'} when the wait ended after ${timeout} ms; it was not sent again, read it later with transfers.retrieve`,
-    );
-    this.batchReference = batchReference;
-    this.lastStatus = lastStatus;
-  }
-}
-
-/** True for {@link TransferPendingError}, even one thrown by another copy of the package. @group Errors */
-export const isTransferPendingError = (value: unknown): value is TransferPendingError => isOpenBankingError(value) && value.name === 'TransferPendingError';
 
 // Errors of the identity host: the OAuth error codes of the spec, and a customer's consent that ended.
 

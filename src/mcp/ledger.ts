@@ -1,4 +1,4 @@
-import { sha256 } from '../core/field-crypto.js';
+import { sha256 } from '../crypto/bytes.js';
 import { type FleetStore, MemoryFleetStore, type OpenBanking } from '../index.js';
 import { ToolRefusal } from './results.js';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isSecretField } from '../core/redact.js';
+import { isSecretField } from '../errors/redact.js';
 import { isRecord, parseOrThrow } from '../core/validation.js';
 import { type CustomerSession, type OpenBanking, type OperationName, type RequestOptions, ValidationError } from '../index.js';
 import { operations } from '../schemas.js';

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { isSecretField, maskText, REDACT_DEPTH } from '../core/redact.js';
+import { isSecretField, maskText, REDACT_DEPTH } from '../errors/redact.js';
 import { isApiError, isOpenBankingError } from '../index.js';
 import type { JsonSchema } from '../schemas.js';
 import { IDEMPOTENCY_KEY } from './fields.js';

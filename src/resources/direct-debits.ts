@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import type { APIPromise } from '../core/transport.js';
 import type { RequestOptions } from '../core/validation.js';
 import { defineOperation } from '../core/transport.js';
-import { OPERATION_SCOPES } from '../core/config.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import * as S from '../schemas/direct-debits.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from './runner.js';

@@ -44,7 +44,7 @@ export abstract class Namespaces {
   }
 }
 
-export { OPERATION_SCOPES, type OperationName } from '../core/config.js';
+export { OPERATION_SCOPES, type OperationName } from '../core/scopes.js';
 
 /** Every typed operation's declaration, in the order of the provider reference. */
 export const OPERATIONS = [

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { parse, quoted, type RequestOptions, rule } from '../core/validation.js';
-import { type Endpoints, type Scope, SCOPES } from '../core/config.js';
+import { type Endpoints } from '../core/config.js';
+import { type Scope, SCOPES } from '../core/scopes.js';
 import { makeAPIPromise, type APIPromise, type WithResponse, type BearerSource, type Transport, type OperationDeclaration, type OperationSchemas } from '../core/transport.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';

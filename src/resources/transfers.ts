@@ -2,9 +2,9 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/transport.js';
 import { abortSignal, parseOrThrow, type RequestOptions, timeoutMs } from '../core/validation.js';
 import { MAX_TIMER_MS } from '../core/retry-timing.js';
-import { AbortError, TransferPendingError } from '../errors/index.js';
+import { AbortError, isOpenBankingError, OpenBankingError } from '../errors/index.js';
 import { defineOperation } from '../core/transport.js';
-import { OPERATION_SCOPES } from '../core/config.js';
+import { OPERATION_SCOPES } from '../core/scopes.js';
 import * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from './runner.js';
@@ -140,3 +140,29 @@ const PENDING = new Set<string>(TRANSFER_PENDING_STATUSES);
 
 /** The wait's options: `{ timeout?, signal? }` and nothing else, each of its type. */
 const waitOptions = z.optional(z.strictObject({ timeout: z.optional(timeoutMs()), signal: z.optional(abortSignal()) }));
+
+/**
+ * `session.transfers.waitForCompletion` reached its `timeout` while the transfer still read as
+ * pending (or before a first read answered). The transfer was not sent again; it may still
+ * settle: read it later with `transfers.retrieve`.
+ * @group Errors
+ */
+export class TransferPendingError extends OpenBankingError {
+  /** Always `'TransferPendingError'`, also after minification. */
+  override name = 'TransferPendingError';
+  /** The batch reference waited for. */
+  readonly batchReference: string;
+  /** The last status read, or undefined when no read answered before the deadline. */
+  readonly lastStatus: TransferStatus | undefined;
+
+  constructor(batchReference: string, lastStatus: TransferStatus | undefined, timeout: number) {
+    super(
+      `The transfer ${batchReference} was still ${lastStatus ? `${String(lastStatus.status)} at the last read` : 'unread'} when the wait ended after ${timeout} ms; it was not sent again, read it later with transfers.retrieve`,
+    );
+    this.batchReference = batchReference;
+    this.lastStatus = lastStatus;
+  }
+}
+
+/** True for {@link TransferPendingError}, even one thrown by another copy of the package. @group Errors */
+export const isTransferPendingError = (value: unknown): value is TransferPendingError => isOpenBankingError(value) && value.name === 'TransferPendingError';

@@ -1,4 +1,4 @@
-import { SCOPES } from '../core/config.js';
+import { SCOPES } from '../core/scopes.js';
 import type { SandboxBank } from './bank.js';
 import type { CardStore } from './card-store.js';
 import type { ClientRegistry, SandboxClient } from './clients.js';

@@ -1,5 +1,5 @@
-import { type FieldCipher, plaintextCipher } from '../core/config.js';
-import type { SignatureEncoding } from '../core/config.js';
+import { type FieldCipher, plaintextCipher } from '../crypto/ciphers.js';
+import type { SignatureEncoding } from '../crypto/bytes.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Environment } from '../options.js';
 import { PUBLISHED_RATE_LIMITS } from '../options.js';

@@ -8,8 +8,8 @@ import { clientFor, validCard } from './support.js';
 const broken = vi.hoisted(() => ({ signature: false }));
 
 // A client that signs `idempotencyKey;clientSecret` instead of the spec's `clientSecret;idempotencyKey`.
-vi.mock('../../src/core/field-crypto.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/core/field-crypto.js')>();
+vi.mock('../../src/crypto/bytes.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../src/crypto/bytes.js')>();
   return {
     ...original,
     computeSignature: (secret: string, key: string, encoding?: 'hex' | 'base64') =>

@@ -1,4 +1,4 @@
-import type { SignatureEncoding } from '../../core/config.js';
+import type { SignatureEncoding } from '../../crypto/bytes.js';
 import { type RouteHandler, type SandboxContext, safeEqual } from '../context.js';
 import { specSignature } from '../digest.js';
 import { checkFields, type FieldTable } from '../fields.js';
