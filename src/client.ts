@@ -5,26 +5,29 @@ import type { GrantContext } from './auth/grant.js';
 import { ClientCredentialsTokens, fleetGrantGuard, type TokenSetInput } from './auth/tokens.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import { fetchRegistration, register } from './auth/registration.js';
-import { type APIPromise, makeAPIPromise, type WithResponse } from './core/transport.js';
+import type { APIPromise } from './core/promise.js';
 import type { BearerSource } from './core/http.js';
 import type { RequestOptions } from './core/validation.js';
-import { type RequestParams, sendRequest } from './resources/runner.js';
+import type { RequestParams } from './core/operation.js';
 import type { Scope } from './core/scopes.js';
-import { Transport } from './core/transport.js';
+import { FieldCrypto } from './core/field-crypto.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
 import type { FleetStore } from './core/store.js';
 import { ValidationError } from './errors/index.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { OPERATION_SCOPES, type OperationName, templateOfPath } from './resources/namespaces.js';
 import { Namespaces } from './resources/namespaces.js';
-import { OperationRunner } from './resources/runner.js';
+import { OperationRunner } from './core/call.js';
 
-export type { RequestParams } from './resources/runner.js';
+export type { RequestParams } from './core/operation.js';
 
 /** Everything a client holds, kept in one private field so that no secret is an own property. */
 interface ClientState {
   config: ResolvedOptions;
-  transport: Transport;
+  /** Secret fields of the client's calls (and its sessions'), encrypted once per logical call. */
+  crypto: FieldCrypto;
+  /** The client's own runner: `ob.request` and a session's `request` go through it. */
+  runner?: OperationRunner | undefined;
   /** Client-credentials tokens, with the one cache of their token sources (one per scope set). */
   clientTokens: ClientCredentialsTokens;
   /** The customer refresh protocol's side of this client: its claims, and the claims it saw. */
@@ -66,19 +69,19 @@ export class OpenBanking extends Namespaces {
    */
   constructor(options: ClientOptions) {
     const config = resolveOptions(options);
-    const transport = new Transport(config);
     const grant = grantContext(config);
     const auth = new Auth({ grant, endpoints: config.endpoints, redirectUri: config.redirectUri, sleep: config.sleep });
     const { fleet, fleetLockTtl, store } = config;
     const state: ClientState = {
       config,
-      transport,
+      crypto: new FieldCrypto(config),
       // With a fleet: one client-credentials grant per scope set across every process.
       clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, fleet && fleetGrantGuard(fleet, fleetLockTtl)),
       customerRefresh: new CustomerRefresh({ instance: instanceId(), store, lockTtlMs: fleetLockTtl, now: () => config.now(), grant: (refreshToken) => auth.refresh(refreshToken) }),
       fleet: options.fleet,
     };
-    super(runnerFor(state, undefined));
+    state.runner = runnerFor(state, undefined);
+    super(state.runner);
     this.#state = state;
     this.auth = auth;
   }
@@ -254,7 +257,8 @@ function runnerFor(
   return new OperationRunner({
     granted,
     clock: { now: state.config.now, sleep: state.config.sleep },
-    transport: state.transport,
+    config: state.config,
+    crypto: state.crypto,
     endpoints: state.config.endpoints,
     scopes: (op) => overrides[op.name] ?? OPERATION_SCOPES[op.name as OperationName],
     // On a session, client credentials wait behind its state: an ended consent sends nothing.
@@ -266,7 +270,7 @@ function runnerFor(
 /** `request` parameters through the pipeline with the given token source. */
 function send<Data>(state: ClientState, params: RequestParams, options: RequestOptions | undefined, bearer: BearerSource): APIPromise<Data> {
   const urlTemplate = typeof params?.urlTemplate === 'string' ? params.urlTemplate : templateOfPath(params?.method, params?.path);
-  return makeAPIPromise(sendRequest(state.transport, params, options, bearer, urlTemplate) as Promise<WithResponse<Data>>);
+  return state.runner!.request<Data>(params, options, bearer, urlTemplate);
 }
 
 /** The scopes named by `params.scope`, as a list (the parameters are checked when the call runs). */

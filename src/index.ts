@@ -21,10 +21,10 @@ export type {
   TokenEvent,
   TokenGrant,
 } from './core/event-types.js';
-export type { APIPromise, Envelope, WithResponse } from './core/transport.js';
-export type { PagePromise } from './resources/runner.js';
+export type { APIPromise, Envelope, WithResponse } from './core/promise.js';
+export type { PagePromise } from './core/promise.js';
 export { OPERATION_SCOPES, type OperationName } from './core/scopes.js';
-export type { TokenKind } from './core/transport.js';
+export type { TokenKind } from './core/operation.js';
 export type { Logger, LogLevel } from './core/logger.js';
 export type { SignatureEncoding } from './crypto/bytes.js';
 export type { Sleep } from './core/retry-timing.js';
@@ -128,7 +128,7 @@ export {
   type SavingsTransactionListParams,
   type SavingsTransactionPage,
 } from './resources/savings.js';
-export { Resource } from './resources/runner.js';
+export { Resource } from './core/call.js';
 export {
   AbortError,
   ApiError,

@@ -14,7 +14,7 @@
  */
 import type * as z from 'zod/mini';
 import type { HttpMethod } from './core/http.js';
-import type { OperationSchemas, TokenKind } from './core/transport.js';
+import type { OperationSchemas, TokenKind } from './core/operation.js';
 import type { Scope } from './core/scopes.js';
 import { OPERATIONS, type OperationName } from './resources/namespaces.js';
 import { schemas as accounts } from './schemas/accounts.js';

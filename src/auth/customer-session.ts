@@ -1,11 +1,11 @@
-import type { APIPromise } from '../core/transport.js';
+import type { APIPromise } from '../core/promise.js';
 import type { RequestOptions } from '../core/validation.js';
 import type { BearerSource } from '../core/http.js';
-import type { RequestParams } from '../resources/runner.js';
+import type { RequestParams } from '../core/operation.js';
 import { ConsentEndedError, OAuthError, ValidationError } from '../errors/index.js';
 import { sessionMemory } from '../errors/secret-memory.js';
 import { Namespaces } from '../resources/namespaces.js';
-import type { OperationRunner } from '../resources/runner.js';
+import type { OperationRunner } from '../core/call.js';
 import { type CustomerRefresh, endedElsewhere, grantedScopes } from './customer-refresh.js';
 import { checkCustomerTokens, isFresh, type TokenSet, type TokenSetInput } from './tokens.js';
 

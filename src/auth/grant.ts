@@ -3,11 +3,11 @@ import { OpenBankingError } from '../errors/base.js';
 import { AbortError, ConnectionError, neverWritten, TimeoutError, ValidationError } from '../errors/base.js';
 import { OAuthError } from '../errors/base.js';
 import type { EventHub } from '../core/events.js';
-import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
+import { type AttemptObserver, exchange, type Exchange, noAnswer, send } from '../core/http.js';
 import { isLoopbackHost } from '../core/config.js';
 import { maskText } from '../errors/redact.js';
 import type { SecretMemory } from '../errors/secret-memory.js';
-import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/http.js';
+import { describeNetworkFailure, scrubCause } from '../errors/base.js';
 import { observeGrant } from '../core/events.js';
 
 // The grants at the identity host's token endpoints (client credentials, authorization code,
@@ -99,11 +99,6 @@ async function runMapped<T>(what: string, step: () => Promise<T>, signal: AbortS
   }
 }
 
-/** A redirect from the identity host: refused, nothing sent to its `Location`. */
-export function identityRedirect(response: Response): OAuthError {
-  return new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) });
-}
-
 /** The authorization-server description oauth4webapi works from, for one endpoint. */
 export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.AuthorizationServer>): oauth.AuthorizationServer {
   return { issuer: ctx.authUrl, ...endpoint };
@@ -123,22 +118,9 @@ const NOT_RETRIED = ' (requests to the identity host are sent once, never retrie
 
 /** One request to the identity host through ky, one attempt: a re-sent grant could spend a rotating refresh token. */
 async function identityFetch(ctx: GrantContext, what: string, url: string, init: RequestInit, observe: AttemptObserver | undefined): Promise<Response> {
-  const ex: Exchange = {
-    method: (init.method ?? 'GET') as Exchange['method'],
-    path: url,
-    signal: init.signal ?? undefined,
-    timeout: ctx.timeout,
-    maxRetries: 0,
-    maxResponseBytes: ctx.maxResponseBytes,
-    fetch: ctx.fetch,
-    now: ctx.now,
-    // Debug lines for the identity host too (headers redacted; the form, which holds secrets, never logged).
-    logger: ctx.events?.logger,
-    observe,
-    refuseRedirect: identityRedirect,
-    what: `The ${what}`,
-    host: 'the identity host',
-  };
+  // Debug lines for the identity host too (headers redacted; the form, which holds secrets, never logged).
+  const settings = { timeout: ctx.timeout, maxResponseBytes: ctx.maxResponseBytes, fetch: ctx.fetch, now: ctx.now, logger: ctx.events?.logger };
+  const ex = exchange('the identity host', settings, { method: (init.method ?? 'GET') as Exchange['method'], path: url, what: `The ${what}`, signal: init.signal ?? undefined, observe });
   const headers = Object.fromEntries(new Headers(init.headers).entries());
   let answer: { response: Response; text: string };
   try {

@@ -3,10 +3,9 @@ import { ApiError, OAuthError, ResponseValidationError, ValidationError, type Va
 import { abortSignal, functionOption, isRecord, parse, pathOption, rule, urlOption, wholeTimeoutMs } from '../core/validation.js';
 import { type Endpoints, type Environment, DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, SANDBOX_HOSTS } from '../core/config.js';
 import { toBase64 } from '../crypto/bytes.js';
-import { type Exchange, type HttpMethod, noAnswer, send } from '../core/http.js';
+import { exchange, type HttpMethod, noAnswer, send } from '../core/http.js';
 import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
 import { maskText } from '../errors/redact.js';
-import { identityRedirect } from './grant.js';
 import { matching, str, text, upTo } from '../schemas/common.js';
 
 // Registering an application and collecting its credentials: the shapes, the two requests, and how
@@ -156,21 +155,9 @@ function resolveConnection(params: RegistrationConnection, more: ValidationIssue
 
 /** Sends one registration call through the SDK's ky instance (one attempt) and turns every failure into an SDK error. */
 async function call(what: string, conn: ReturnType<typeof resolveConnection>, method: HttpMethod, headers: Record<string, string>, body?: string): Promise<Registration> {
-  const ex: Exchange = {
-    method,
-    path: conn.url,
-    signal: conn.signal,
-    timeout: conn.timeout,
-    maxRetries: 0,
-    maxResponseBytes: conn.maxResponseBytes,
-    fetch: conn.fetch,
-    now: Date.now,
-    // Registration is static (no client, so no logger option): OPENBANKING_LOG=debug shows it.
-    logger: leveledLogger(console, levelFromEnvironment() ?? 'warn'),
-    refuseRedirect: identityRedirect,
-    what,
-    host: 'the identity host',
-  };
+  // Registration is static (no client, so no logger option): OPENBANKING_LOG=debug shows it.
+  const settings = { timeout: conn.timeout, maxResponseBytes: conn.maxResponseBytes, fetch: conn.fetch, now: Date.now, logger: leveledLogger(console, levelFromEnvironment() ?? 'warn') };
+  const ex = exchange('the identity host', settings, { method, path: conn.url, what, signal: conn.signal });
   let response: Response;
   let raw: string;
   try {

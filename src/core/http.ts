@@ -1,10 +1,10 @@
 import ky, { type AfterResponseHook, type BeforeRequestHook, type BeforeRetryHook, isForceRetryError, isHTTPError, isTimeoutError, type NormalizedOptions } from 'ky';
 import { OpenBankingError, withIdempotencyKey } from '../errors/base.js';
-import { AbortError, ConnectionError, ResponseTooLargeError, TimeoutError } from '../errors/base.js';
+import { AbortError, ConnectionError, describeNetworkFailure, OAuthError, redirectMessage, ResponseTooLargeError, scrubCause, TimeoutError } from '../errors/base.js';
+import { ApiError, parseRetryAfterMs } from '../errors/api.js';
 import type { LeveledLogger } from './logger.js';
 import { type CallSecrets, redactHeaders, maskText } from '../errors/redact.js';
-import { RenewalBackoff, BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, MAX_TIMER_MS, RETRY_STATUSES } from './retry-timing.js';
-import { parseRetryAfterMs } from '../errors/api.js';
+import { renewalBackoff, renewalBackoffs, BACKOFF_BASE_MS, BACKOFF_CAP_MS, JITTER, MAX_TIMER_MS, RETRY_STATUSES } from './retry-timing.js';
 
 /** HTTP methods the API uses. @group Client */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -93,18 +93,47 @@ export interface Exchange {
   observe?: AttemptObserver | undefined;
 }
 
-const exchangeOf = (options: NormalizedOptions): Exchange => options.context.exchange as Exchange;
+/** Who a request goes to: the API (retried; a redirect is the `ApiError` of its status) or the identity host (one attempt; a redirect is an `OAuthError`). */
+export type Host = 'the API' | 'the identity host';
 
-/** 401 renewals per token source: bounded once fresh tokens are refused too (DESIGN "401 renewal"). */
-const backoffs = new WeakMap<BearerSource, RenewalBackoff>();
+/** What every request of one client (or of registration, which has none) is sent with. */
+export type ExchangeSettings = Pick<Exchange, 'timeout' | 'maxResponseBytes' | 'now'> & Partial<Pick<Exchange, 'maxRetries' | 'maxRetryDelay' | 'retryDelay' | 'fetch' | 'logger' | 'limiter'>>;
 
-/** The renewal backoff of `bearer`. */
-export function renewalBackoff(bearer: BearerSource, now: () => number): RenewalBackoff {
-  const source = bearer.source ?? bearer;
-  let backoff = backoffs.get(source);
-  if (backoff === undefined) backoffs.set(source, (backoff = new RenewalBackoff(now)));
-  return backoff;
+/** One request's own part: what it is, and per-call settings that override the client's. */
+export type ExchangeRequest = Pick<Exchange, 'method' | 'path' | 'what'> & Partial<Pick<Exchange, 'idempotencyKey' | 'signal' | 'timeout' | 'maxRetries' | 'bearer' | 'payload' | 'secrets' | 'observe'>>;
+
+/** The one factory of every {@link Exchange}: typed operations, `ob.request`, grants and registration. */
+export function exchange(host: Host, settings: ExchangeSettings, request: ExchangeRequest): Exchange {
+  const api = host === 'the API';
+  const { timeout, maxRetries, ...own } = request;
+  return {
+    ...own,
+    timeout: timeout ?? settings.timeout,
+    // Only API calls are retried and spend the rate budget: a grant sent twice could spend a rotating refresh token.
+    maxRetries: api ? (maxRetries ?? settings.maxRetries ?? 0) : 0,
+    limiter: api ? settings.limiter : undefined,
+    maxResponseBytes: settings.maxResponseBytes,
+    maxRetryDelay: settings.maxRetryDelay,
+    retryDelay: settings.retryDelay,
+    fetch: settings.fetch,
+    now: settings.now,
+    logger: settings.logger,
+    refuseRedirect: api ? apiRedirect : identityRedirect,
+    host,
+  };
 }
+
+/** A redirect from the API: the `ApiError` of its status, nothing sent to its `Location`. */
+function apiRedirect(response: Response, ex: Exchange): Error {
+  return ApiError.from({ status: response.status, body: undefined, rawBody: '', headers: response.headers, idempotencyKey: ex.idempotencyKey, message: redirectMessage(response, 'The API') });
+}
+
+/** A redirect from the identity host: refused, nothing sent to its `Location`. */
+function identityRedirect(response: Response): Error {
+  return new OAuthError('unexpected_redirect', redirectMessage(response, 'The identity host'), { ...(response.status ? { status: response.status } : {}) });
+}
+
+const exchangeOf = (options: NormalizedOptions): Exchange => options.context.exchange as Exchange;
 
 /** beforeRequest: the call's bearer token, fetched once for all its attempts (a renewal replaces it). */
 const bearer: BeforeRequestHook = async (request, options) => {
@@ -152,8 +181,8 @@ const renewOn401: AfterResponseHook = async (_request, options, response) => {
   const ex = exchangeOf(options);
   const source = ex.bearer;
   if (!source) return;
+  if (response.ok) return renewalBackoffs.get(source.source ?? source)?.succeeded();
   const backoff = renewalBackoff(source, ex.now);
-  if (response.ok) return backoff.succeeded();
   if (response.status !== 401 || ex.token === undefined) return;
   if (ex.renewals) {
     backoff.freshRefused(ex.token);
@@ -353,39 +382,6 @@ async function readText(response: Response, limit: number): Promise<string> {
 /** True for a 3xx answer, or the opaque answer a browser gives for one under `redirect: 'manual'`. */
 export function isRedirect(response: Response): boolean {
   return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
-}
-
-/** Why a redirect was refused, naming the status and the host it pointed to (never a query). */
-export function redirectMessage(response: Response, where: string): string {
-  let target = 'an undisclosed location';
-  try {
-    const location = response.headers.get('location');
-    if (location) target = new URL(location, response.url || undefined).origin;
-  } catch {
-    // a Location that is no URL: leave it out
-  }
-  return `${where} answered ${response.status || 'a redirect'} to ${target}: the SDK never follows redirects (they would re-send the signature, the keys and the body). Check the configured URL`;
-}
-
-/** Keeps a cause's class and message for debugging, never arbitrary attached data. */
-export function scrubCause(cause: unknown): unknown {
-  if (cause instanceof OpenBankingError) return cause;
-  if (cause instanceof Error) {
-    const copy = new Error(maskText(cause.message).slice(0, 200)); // a custom fetch may quote the form body
-    copy.name = cause.name;
-    const code = (cause as { code?: unknown }).code ?? (cause as { cause?: { code?: unknown } }).cause?.code;
-    if (typeof code === 'string') (copy as Error & { code?: string }).code = code;
-    return copy;
-  }
-  return undefined;
-}
-
-/** A short reason for a network failure: the system error code where there is one. */
-export function describeNetworkFailure(failure: unknown): string {
-  const cause = (failure as { cause?: { code?: string; message?: string } } | null)?.cause;
-  if (cause?.code) return cause.code;
-  if (failure instanceof Error) return maskText(failure.message).slice(0, 200);
-  return 'network failure';
 }
 
 /** The body as JSON, or undefined when it is empty or not JSON. */

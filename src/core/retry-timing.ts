@@ -103,3 +103,14 @@ export class RenewalBackoff {
     this.#lastRefused = undefined;
   }
 }
+
+/** 401 renewals per token source (a customer session's gate counts as the source it wraps): bounded once fresh tokens are refused too. */
+export const renewalBackoffs = new WeakMap<object, RenewalBackoff>();
+
+/** The renewal backoff of `bearer`. */
+export function renewalBackoff(bearer: { readonly source?: object | undefined }, now: () => number): RenewalBackoff {
+  const source = bearer.source ?? bearer;
+  let backoff = renewalBackoffs.get(source);
+  if (backoff === undefined) renewalBackoffs.set(source, (backoff = new RenewalBackoff(now)));
+  return backoff;
+}

@@ -1,11 +1,11 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/transport.js';
+import type { APIPromise } from '../core/promise.js';
 import type { RequestOptions } from '../core/validation.js';
-import { defineOperation } from '../core/transport.js';
+import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
-import type { PagePromise } from './runner.js';
+import type { PagePromise } from '../core/promise.js';
 import * as S from '../schemas/accounts.js';
-import { Resource } from './runner.js';
+import { Resource } from '../core/call.js';
 
 /** Body of `ob.accounts.create` (no field is flagged required by the provider). @group Accounts */
 export interface OpenAccountParams extends z.input<typeof S.openAccountSchema> {}

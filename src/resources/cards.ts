@@ -1,10 +1,10 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/transport.js';
+import type { APIPromise } from '../core/promise.js';
 import type { RequestOptions } from '../core/validation.js';
-import { defineOperation } from '../core/transport.js';
+import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
 import * as S from '../schemas/cards.js';
-import { Resource } from './runner.js';
+import { Resource } from '../core/call.js';
 
 /** Body of `ob.cards.create`, from the spec's table. @group Cards */
 export interface CreateCardParams extends z.input<typeof S.createCardSchema> {}

@@ -1,11 +1,11 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/transport.js';
+import type { APIPromise } from '../core/promise.js';
 import type { RequestOptions } from '../core/validation.js';
-import { defineOperation } from '../core/transport.js';
+import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
 import * as S from '../schemas/direct-debits.js';
 import type { PathParam } from './accounts.js';
-import { Resource } from './runner.js';
+import { Resource } from '../core/call.js';
 
 /** Body of `directDebits.create` (**partial**: from the provider's guide). @group Direct debits */
 export interface CreateMandateParams extends z.input<typeof S.createMandateSchema> {}

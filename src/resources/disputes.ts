@@ -1,11 +1,11 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/transport.js';
+import type { APIPromise } from '../core/promise.js';
 import type { RequestOptions } from '../core/validation.js';
-import { defineOperation } from '../core/transport.js';
+import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
 import * as S from '../schemas/disputes.js';
 import type { PathParam } from './accounts.js';
-import { Resource } from './runner.js';
+import { Resource } from '../core/call.js';
 
 /** A dispute category. @group Disputes */
 export interface DisputeCategory extends z.output<typeof S.disputeCategorySchema> {}

@@ -4,10 +4,10 @@ import { Cards, operations as cards } from './cards.js';
 import { Customers, operations as customers } from './customers.js';
 import { DirectDebits, operations as directDebits } from './direct-debits.js';
 import { Disputes, operations as disputes } from './disputes.js';
-import type { OperationRunner } from './runner.js';
+import type { OperationRunner } from '../core/call.js';
 import { SavingsResource, operations as savings } from './savings.js';
 import { Transfers, operations as transfers } from './transfers.js';
-import type { OperationDeclaration } from '../core/transport.js';
+import type { OperationDeclaration } from '../core/operation.js';
 
 /**
  * Every typed namespace, on the client (client-credentials tokens) and on a customer session

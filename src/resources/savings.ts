@@ -1,12 +1,12 @@
 import type * as z from 'zod/mini';
-import type { APIPromise } from '../core/transport.js';
+import type { APIPromise } from '../core/promise.js';
 import type { RequestOptions } from '../core/validation.js';
-import { defineOperation } from '../core/transport.js';
+import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
-import type { PagePromise } from './runner.js';
+import type { PagePromise } from '../core/promise.js';
 import * as S from '../schemas/savings.js';
 import type { PathParam } from './accounts.js';
-import { Resource } from './runner.js';
+import { Resource } from '../core/call.js';
 
 /** A savings plan. @group Savings */
 export interface Savings extends z.output<typeof S.savingsSchema> {}

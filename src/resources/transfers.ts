@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
-import type { APIPromise } from '../core/transport.js';
+import type { APIPromise } from '../core/promise.js';
 import { abortSignal, parseOrThrow, type RequestOptions, timeoutMs } from '../core/validation.js';
 import { MAX_TIMER_MS } from '../core/retry-timing.js';
 import { AbortError, isOpenBankingError, OpenBankingError } from '../errors/index.js';
-import { defineOperation } from '../core/transport.js';
+import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
 import * as S from '../schemas/transfers.js';
 import type { PathParam } from './accounts.js';
-import { Resource } from './runner.js';
+import { Resource } from '../core/call.js';
 
 /** Body of `transfers.enquiry`: the destination bank code and account number. @group Transfers */
 export interface NameEnquiryParams extends z.input<typeof S.nameEnquirySchema> {}

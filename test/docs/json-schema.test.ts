@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import type { OperationSchemas } from '../../src/core/transport.js';
+import type { OperationSchemas } from '../../src/core/operation.js';
 import { OPERATIONS } from '../../src/resources/namespaces.js';
 import * as accounts from '../../src/schemas/accounts.js';
 import * as bills from '../../src/schemas/bills.js';

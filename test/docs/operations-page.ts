@@ -1,4 +1,4 @@
-import type { OperationDeclaration, TokenKind } from '../../src/core/transport.js';
+import type { OperationDeclaration, TokenKind } from '../../src/core/operation.js';
 import { OPERATIONS as DECLARED } from '../../src/resources/namespaces.js';
 
 /** Every typed operation's declaration, in the order of the provider reference. */

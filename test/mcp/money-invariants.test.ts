@@ -116,7 +116,9 @@ async function decide(world: World, link: PageLink | undefined, decision: Decisi
   if (secret) fields.passphrase = decision === 'wrong passphrase' ? `${SECRET}!` : SECRET;
   const answered = await world.visit(link.url, 'POST', fields, decision === 'foreign origin' ? 'http://evil.test' : undefined);
   if (answered.status !== 200) return;
-  if (decision === 'confirm' && link.generation === world.generation) world.accepted.push({ tool: link.tool, message: read.text });
+  // Without a passphrase on the page, a "wrong passphrase" is a plain Confirm.
+  const confirmed = decision === 'confirm' || (decision === 'wrong passphrase' && !secret);
+  if (confirmed && link.generation === world.generation) world.accepted.push({ tool: link.tool, message: read.text });
   await link.waiting;
 }
 
