@@ -10,6 +10,7 @@ import type { BearerSource } from './core/http.js';
 import type { RequestOptions } from './core/validation.js';
 import type { RequestParams } from './core/operation.js';
 import type { Scope } from './core/scopes.js';
+import { isLoopbackHost } from './core/config.js';
 import { FieldCrypto } from './core/field-crypto.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
 import type { FleetStore } from './core/store.js';
@@ -281,7 +282,7 @@ function requestScopes(params: RequestParams): Scope[] {
 
 /** What a grant needs from the client's options. */
 function grantContext(c: ResolvedOptions): GrantContext {
-  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now, events: c.events, secrets: c.secrets };
+  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now, events: c.events, secrets: c.secrets, loopback: isLoopbackHost(new URL(c.authUrl).hostname) };
 }
 
 /**

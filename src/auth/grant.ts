@@ -49,6 +49,8 @@ export interface GrantContext {
   events?: EventHub | undefined;
   /** What the client remembers to mask: the tokens its grants bring. */
   secrets?: SecretMemory | undefined;
+  /** The identity host is on this machine (plain HTTP allowed), judged once for the client. */
+  loopback?: boolean | undefined;
 }
 
 /** An answer no grant can use: `OAuthError('server_error')`, with the status when it is the reason. */
@@ -108,7 +110,7 @@ export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.A
 function requestOptions(ctx: GrantContext, what: string, url: string, signal: AbortSignal | undefined, observe: AttemptObserver | undefined): oauth.TokenEndpointRequestOptions {
   return {
     [oauth.customFetch]: (input, init) => identityFetch(ctx, what, String(input), init, observe),
-    [oauth.allowInsecureRequests]: isLoopbackHost(new URL(url).hostname),
+    [oauth.allowInsecureRequests]: ctx.loopback ?? isLoopbackHost(new URL(url).hostname),
     ...(signal ? { signal } : {}),
   };
 }
@@ -157,7 +159,8 @@ export function runGrant<T>(what: string, request: GrantRequest, step: (options:
   const { ctx, url, signal } = request;
   const run = (observe?: AttemptObserver) => runMapped(what, () => step(requestOptions(ctx, what, url, signal, observe)), signal);
   const hub = request.observed === false ? undefined : ctx.events;
-  return hub?.active ? observeGrant(hub, what, request.scope, run) : run();
+  // Read as values, as a call does: an unwatched grant runs no code of the events module.
+  return hub && (hub.listening > 0 || hub.channel?.hasSubscribers === true) ? observeGrant(hub, what, request.scope, run) : run();
 }
 
 /** The identity host's refusals of a grant: a well-formed OAuth error (4xx with `error`), a challenge, a 429. */

@@ -7,8 +7,8 @@ import type { Endpoints, PipelineConfig } from './config.js';
 import { type CallObservation, observeCall } from './events.js';
 import { FieldCrypto } from './field-crypto.js';
 import { type BearerSource, exchange, type Exchange, noAnswer, send } from './http.js';
-import { checkRequestParams, DEFAULT_REQUEST_SECRET_FIELDS, type OperationDeclaration, type OperationSchemas, type RequestParams } from './operation.js';
-import { type APIPromise, type Envelope, makeAPIPromise, makePagePromise, type PagePromise, summaryPages, type WithResponse } from './promise.js';
+import { checkRequestParams, DEFAULT_REQUEST_SECRET_FIELDS, type OperationDeclaration, type OperationSchemas, type RequestParams, scopeNotGranted } from './operation.js';
+import { type APIPromise, type Envelope, MAX_PAGES, type PagePromise, type Paging, summaryPages, type WithResponse } from './promise.js';
 import { renewalBackoff, type Sleep } from './retry-timing.js';
 import type { Scope } from './scopes.js';
 import { bodyIssues, checkCallOptions, describeType, parse, parseOrThrow, type RequestOptions } from './validation.js';
@@ -146,7 +146,8 @@ export class OperationRunner {
   /** The call, observed when somebody watches (`ob.on`, an instrumentation, the diagnostics channel); otherwise nothing is built for events. */
   #send(out: Outgoing, options: RequestOptions | undefined): Promise<WithResponse<unknown>> {
     const o = this.#ctx.config;
-    if (!o.events.active) return this.#run(out, options, undefined);
+    // Read as values, not through `events.active`: an unwatched call runs no code of the events module.
+    if (o.events.listening === 0 && o.events.channel?.hasSubscribers !== true) return this.#run(out, options, undefined);
     return observeCall(o, { name: out.declared.name, method: out.declared.method, urlTemplate: out.urlTemplate }, options, (observe) => this.#run(out, options, observe));
   }
 
@@ -308,23 +309,41 @@ const NO_BEARER: BearerSource = {
   renew: () => Promise.resolve(undefined),
 };
 
-/**
- * The refusal of a typed operation the customer's consent does not cover: the operation's scopes
- * (after `operationScopes`) that the token set's `scope` does not list. Undefined when all are
- * granted, or when the set carries no `scope` (nothing to check against).
- */
-export function scopeNotGranted(operation: string, needed: readonly string[], granted: readonly string[] | undefined): ValidationError | undefined {
-  if (granted === undefined) return undefined;
-  const missing = needed.filter((scope) => !granted.includes(scope));
-  if (missing.length === 0) return undefined;
-  const list = missing.join(' ');
-  return new ValidationError(`${operation} needs a scope the customer's consent did not grant`, [
-    {
-      path: '',
-      message: `${operation} needs the scope ${list}, which the customer's token does not carry: add it to the consent request (OPERATION_SCOPES['${operation}']) and have the customer consent again, or override it with the operationScopes option`,
-      code: 'scope_not_granted',
-    },
-  ]);
+/** Wraps a full result as an {@link APIPromise}. */
+export function makeAPIPromise<Data>(full: Promise<WithResponse<Data>>): APIPromise<Data> {
+  const promise = full.then((result) => result.data) as APIPromise<Data>;
+  promise.withResponse = () => {
+    // The caller reads the full result; the data-only promise must not report an unhandled rejection.
+    promise.catch(() => undefined);
+    return full;
+  };
+  return promise;
+}
+
+/** Starts page `first` at once and returns the awaitable, iterable {@link PagePromise}. */
+export function makePagePromise<Page, Item>(paging: Paging<Page, Item>): PagePromise<Page, Item> {
+  const firstCall = paging.fetch(paging.first, true);
+  const promise = makeAPIPromise(firstCall) as PagePromise<Page, Item>;
+  async function* pages(): AsyncIterableIterator<Page> {
+    let number = paging.first;
+    let call = firstCall;
+    for (let walked = 1; ; walked++) {
+      const { data } = await call;
+      yield data;
+      const total = paging.total(data);
+      if (total === undefined || number >= total || paging.items(data).length === 0 || walked >= MAX_PAGES) return;
+      number++;
+      call = paging.fetch(number, false);
+    }
+  }
+  promise.pages = () => {
+    promise.catch(() => undefined); // the iteration reports the first page's failure itself
+    return pages();
+  };
+  promise[Symbol.asyncIterator] = async function* items(): AsyncIterator<Item> {
+    for await (const page of promise.pages()) yield* paging.items(page);
+  };
+  return promise;
 }
 
 /**

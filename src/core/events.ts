@@ -20,10 +20,12 @@ export class EventHub implements Hub {
 
   constructor(readonly logger: LeveledLogger) {}
 
+  /** How many listeners and instrumentations are registered: the call path reads it, with the channel's subscribers, as a value. */
+  listening = 0;
+
   /** Somebody follows calls: a listener, an instrumentation, or a diagnostics-channel subscriber. */
   get active(): boolean {
-    for (const name in this.listeners) if (this.listeners[name as ClientEventName]!.size > 0) return true;
-    return this.channel?.hasSubscribers === true;
+    return this.listening > 0 || this.channel?.hasSubscribers === true;
   }
 
   /** Adds a listener (or, under {@link TAP}, an instrumentation); returns the function that removes it. */
@@ -34,8 +36,11 @@ export class EventHub implements Hub {
       throw new ValidationError('Invalid event listener', [{ path: 'listener', message: 'must be a function', code: 'invalid_type' }]);
     }
     const set = ((this.listeners as Record<string, Set<ClientEventListener<N>>>)[name] ??= new Set());
+    if (!set.has(listener)) this.listening++;
     set.add(listener);
-    return () => void set.delete(listener);
+    return () => {
+      if (set.delete(listener)) this.listening--;
+    };
   }
 }
 

@@ -127,8 +127,8 @@ export class CiphertextMemo {
 
   /** `plaintext` encrypted with `cipher`: the ciphertext already sent under this key and field when it still fits. */
   async encrypt(cipher: FieldCipher, idempotencyKey: string, field: string, plaintext: string): Promise<string> {
-    // The identity cipher is deterministic: nothing to remember.
-    if (cipher === plaintextCipher) return cipher.encrypt(plaintext);
+    // The identity cipher is deterministic (nothing to remember) and hands the value back as it is.
+    if (cipher === plaintextCipher) return plaintext;
     const id = `${idempotencyKey}\u0000${field}`;
     const remembered = this.#entries.get(id);
     if (remembered !== undefined && (await decryptsTo(cipher, remembered, plaintext))) {

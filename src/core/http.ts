@@ -315,7 +315,7 @@ export function noAnswer(failure: unknown, ex: Exchange): unknown {
 /** One debug line per attempt; headers and body redacted. */
 function logAttempt(ex: Exchange, request: Request, status: number | string): void {
   const log = ex.logger;
-  if (!log?.enabled('debug')) return;
+  if (!log?.debugging) return;
   const { method, path, idempotencyKey, payload } = ex;
   log.debug(`openbanking-ng ${method} ${path} → ${status} (attempt ${ex.attempt ?? 1})`, {
     method,

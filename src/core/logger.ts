@@ -43,6 +43,8 @@ export function levelFromEnvironment(logger?: Logger): LogLevel | undefined {
 export interface LeveledLogger extends Logger {
   /** True when messages at `level` are written. */
   enabled(level: LogLevel): boolean;
+  /** Debug lines are written: read once per attempt, a value rather than a call. */
+  readonly debugging: boolean;
 }
 
 /**
@@ -63,5 +65,5 @@ export function leveledLogger(logger: Logger, level: LogLevel): LeveledLogger {
         // a broken logger must never break a payment
       }
     };
-  return { enabled, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return { enabled, debugging: enabled('debug'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { ValidationIssue } from '../errors/index.js';
+import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Endpoints } from './config.js';
 import type { HttpMethod } from './http.js';
 import { type Scope, SCOPES } from './scopes.js';
@@ -147,3 +147,21 @@ export function checkRequestParams(params: RequestParams): ValidationIssue[] {
   return parse(requestParams, params).issues;
 }
 
+/**
+ * The refusal of a typed operation the customer's consent does not cover: the operation's scopes
+ * (after `operationScopes`) that the token set's `scope` does not list. Undefined when all are
+ * granted, or when the set carries no `scope` (nothing to check against).
+ */
+export function scopeNotGranted(operation: string, needed: readonly string[], granted: readonly string[] | undefined): ValidationError | undefined {
+  if (granted === undefined) return undefined;
+  const missing = needed.filter((scope) => !granted.includes(scope));
+  if (missing.length === 0) return undefined;
+  const list = missing.join(' ');
+  return new ValidationError(`${operation} needs a scope the customer's consent did not grant`, [
+    {
+      path: '',
+      message: `${operation} needs the scope ${list}, which the customer's token does not carry: add it to the consent request (OPERATION_SCOPES['${operation}']) and have the customer consent again, or override it with the operationScopes option`,
+      code: 'scope_not_granted',
+    },
+  ]);
+}

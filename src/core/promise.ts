@@ -39,17 +39,6 @@ export interface APIPromise<Data> extends Promise<Data> {
   withResponse(): Promise<WithResponse<Data>>;
 }
 
-/** Wraps a full result as an {@link APIPromise}. */
-export function makeAPIPromise<Data>(full: Promise<WithResponse<Data>>): APIPromise<Data> {
-  const promise = full.then((result) => result.data) as APIPromise<Data>;
-  promise.withResponse = () => {
-    // The caller reads the full result; the data-only promise must not report an unhandled rejection.
-    promise.catch(() => undefined);
-    return full;
-  };
-  return promise;
-}
-
 /**
  * What a paged operation returns: awaiting it gives the first page's `data` (and `.withResponse()`
  * its envelope and `Response`), `for await` over it yields **every item of every page**, and
@@ -84,32 +73,6 @@ export interface Paging<Page, Item> {
   items(page: Page): readonly Item[];
   /** How many pages there are, as the page says; undefined when it does not say. */
   total(page: Page): number | undefined;
-}
-
-/** Starts page `first` at once and returns the awaitable, iterable {@link PagePromise}. */
-export function makePagePromise<Page, Item>(paging: Paging<Page, Item>): PagePromise<Page, Item> {
-  const firstCall = paging.fetch(paging.first, true);
-  const promise = makeAPIPromise(firstCall) as PagePromise<Page, Item>;
-  async function* pages(): AsyncIterableIterator<Page> {
-    let number = paging.first;
-    let call = firstCall;
-    for (let walked = 1; ; walked++) {
-      const { data } = await call;
-      yield data;
-      const total = paging.total(data);
-      if (total === undefined || number >= total || paging.items(data).length === 0 || walked >= MAX_PAGES) return;
-      number++;
-      call = paging.fetch(number, false);
-    }
-  }
-  promise.pages = () => {
-    promise.catch(() => undefined); // the iteration reports the first page's failure itself
-    return pages();
-  };
-  promise[Symbol.asyncIterator] = async function* items(): AsyncIterator<Item> {
-    for await (const page of promise.pages()) yield* paging.items(page);
-  };
-  return promise;
 }
 
 /** `summary.pages` as a positive integer (a numeric string is read as a number), or undefined. */
