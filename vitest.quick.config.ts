@@ -20,7 +20,7 @@ export default mergeConfig(
         'test/summary-reporter.test.ts',
         'test/quiet-run.test.ts',
         'test/mcp/bin.test.ts',
-        'test/cipher-packaging.test.ts',
+        'test/crypto/cipher-packaging.test.ts',
         // fast-check explorations of many command sequences: about 15 s on their own
         'test/mcp/money-invariants.test.ts',
       ],

@@ -17,7 +17,7 @@ import {
 } from '../../src/index.js';
 import { tripleDesCipher } from '../../src/node.js';
 import { type SandboxServer, type SandboxServerOptions, startSandboxServer } from '../../src/testing.js';
-import { referenceAesCbc, referenceAesGcm, referenceTripleDes } from '../cipher-reference.js';
+import { referenceAesCbc, referenceAesGcm, referenceTripleDes } from '../crypto/cipher-reference.js';
 import { clientFor, validCard } from '../sandbox/support.js';
 import { type RecordingProxy, startRecordingProxy } from './support.js';
 

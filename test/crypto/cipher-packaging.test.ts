@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import * as main from '../src/index.js';
-import * as nodeEntry from '../src/node.js';
+import * as main from '../../src/index.js';
+import * as nodeEntry from '../../src/node.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 async function bundleInputs(entry: string) {
   const result = await build({

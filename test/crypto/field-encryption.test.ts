@@ -13,10 +13,10 @@ import {
   OpenBankingError,
   plaintextCipher,
   ValidationError,
-} from '../src/index.js';
-import { tripleDesCipher } from '../src/node.js';
+} from '../../src/index.js';
+import { tripleDesCipher } from '../../src/node.js';
 import { referenceAesCbc, referenceAesGcm, referenceTripleDes, type ReferenceScheme } from './cipher-reference.js';
-import { BASE, createdCard, http, HttpResponse, type Recorded, SECRET, testClient, tokenHandler, useMsw, validCard } from './support/msw.js';
+import { BASE, createdCard, http, HttpResponse, type Recorded, SECRET, testClient, tokenHandler, useMsw, validCard } from '../support/msw.js';
 
 const server = useMsw();
 

@@ -3,15 +3,15 @@
 // the exact commands that wrote them.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { aesCbcCipher, aesGcmCipher, CipherError } from '../src/index.js';
-import { tripleDesCipher } from '../src/node.js';
-import { aesCbcKeyBytes, createAesCbcCipher } from '../src/crypto/ciphers.js';
-import { createAesGcmCipher } from '../src/crypto/ciphers.js';
-import { tripleDesKeyBytes } from '../src/crypto/triple-des.js';
-import type { IvSource } from '../src/crypto/bytes.js';
+import { aesCbcCipher, aesGcmCipher, CipherError } from '../../src/index.js';
+import { tripleDesCipher } from '../../src/node.js';
+import { aesCbcKeyBytes, createAesCbcCipher } from '../../src/crypto/ciphers.js';
+import { createAesGcmCipher } from '../../src/crypto/ciphers.js';
+import { tripleDesKeyBytes } from '../../src/crypto/triple-des.js';
+import type { IvSource } from '../../src/crypto/bytes.js';
 import type { Vector, VectorFile } from './cipher-reference.js';
 
-const vectors = JSON.parse(readFileSync(new URL('./fixtures/cipher-vectors.json', import.meta.url), 'utf8')) as VectorFile;
+const vectors = JSON.parse(readFileSync(new URL('../fixtures/cipher-vectors.json', import.meta.url), 'utf8')) as VectorFile;
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 /** An IV source that hands out exactly the vector's IV, once. */
 const fixedIv = (ivHex: string): IvSource => {

@@ -5,8 +5,8 @@ import { createCipheriv, createHash } from 'node:crypto';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { aesCbcCipher, aesGcmCipher, CipherError, type FieldCipher, isCipherError } from '../src/index.js';
-import { tripleDesCipher } from '../src/node.js';
+import { aesCbcCipher, aesGcmCipher, CipherError, type FieldCipher, isCipherError } from '../../src/index.js';
+import { tripleDesCipher } from '../../src/node.js';
 import { referenceAesCbc, referenceAesGcm, referenceTripleDes, type ReferenceScheme } from './cipher-reference.js';
 
 afterEach(() => {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { computeSignature as nodeSignature } from '../src/crypto/bytes.js';
-import { createSandbox } from '../src/testing.js';
-import { validCard } from './support/cards.js';
+import { computeSignature as nodeSignature } from '../../src/crypto/bytes.js';
+import { createSandbox } from '../../src/testing.js';
+import { validCard } from '../support/cards.js';
 
 // Where `process.getBuiltinModule` is missing (browsers, Deno, edge runtimes) the signature is
 // computed with Web Crypto (src/crypto/bytes.ts). Here the SDK is loaded afresh with it removed,
@@ -36,7 +36,7 @@ describe('the Web Crypto signature branch', () => {
     // On Node the module answers synchronously, with node:crypto.
     expect(nodeSignature('s', 'k', 'base64')).toBe(sha256('s;k', 'base64'));
     await withoutGetBuiltinModule(async () => {
-      const { computeSignature } = await import('../src/crypto/bytes.js');
+      const { computeSignature } = await import('../../src/crypto/bytes.js');
       expect(computeSignature).not.toBe(nodeSignature);
       for (const [secret, key] of INPUTS) {
         const hex = computeSignature(secret, key, 'hex');
@@ -58,7 +58,7 @@ describe('the Web Crypto signature branch', () => {
         return sandbox(request);
       }) as typeof fetch;
       await withoutGetBuiltinModule(async () => {
-        const { OpenBanking } = await import('../src/index.js');
+        const { OpenBanking } = await import('../../src/index.js');
         const ob = new OpenBanking({ clientId: 'wc-app', clientSecret: 'wc-secret', baseUrl: sandbox.baseUrl, authUrl: sandbox.authUrl, fetch: recording, signatureEncoding: encoding, logLevel: 'off', maxRetries: 0 });
         const card = await ob.cards.create(validCard(), { idempotencyKey: `wc-${encoding}` });
         expect(card.card_id).toMatch(/^card_/);
