@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 describe('the run of the oidc-provider file', () => {
   it('passes without oidc-provider’s "Unsupported runtime" warning in its output', () => {
-    const result = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/oidc-provider.test.ts'], {
+    const result = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/auth/oidc-provider.test.ts'], {
       encoding: 'utf8',
       env: { ...process.env, NO_COLOR: '1' },
       timeout: 120_000,

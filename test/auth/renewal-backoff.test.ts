@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError } from '../src/index.js';
-import { AUTH, BASE, http, HttpResponse, type Recorded, testClient, tokenHandler, useMsw, validCard } from './support/msw.js';
+import { AuthenticationError } from '../../src/index.js';
+import { AUTH, BASE, http, HttpResponse, type Recorded, testClient, tokenHandler, useMsw, validCard } from '../support/msw.js';
 
 const server = useMsw();
 

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
-import { AuthenticationError, ConnectionError, OAuthError, ValidationError, type TokenSet } from '../src/index.js';
-import { AUTH, BASE, http, HttpResponse, type Recorded, testClient, tokenHandler, useMsw } from './support/msw.js';
+import { AuthenticationError, ConnectionError, OAuthError, ValidationError, type TokenSet } from '../../src/index.js';
+import { AUTH, BASE, http, HttpResponse, type Recorded, testClient, tokenHandler, useMsw } from '../support/msw.js';
 
 const server = useMsw();
 const now = () => Math.floor(Date.now() / 1000);

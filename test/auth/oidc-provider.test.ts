@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OAuthError, OpenBanking, type TokenSet } from '../src/index.js';
-import { parseAuthorizationCallback } from '../src/pkce.js';
-import { withoutWarning } from './support/quiet.js';
+import { OAuthError, OpenBanking, type TokenSet } from '../../src/index.js';
+import { parseAuthorizationCallback } from '../../src/pkce.js';
+import { withoutWarning } from '../support/quiet.js';
 
 const CLIENT_ID = 'openbanking-ng-app';
 const CLIENT_SECRET = 'oidc-test-secret-0123456789abcdef';

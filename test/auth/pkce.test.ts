@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { createAuthorizationRequest, OAuthError, parseAuthorizationCallback, ValidationError } from '../src/pkce.js';
+import { createAuthorizationRequest, OAuthError, parseAuthorizationCallback, ValidationError } from '../../src/pkce.js';
 
 const base = {
   authUrl: 'https://identity.test.example',
@@ -179,9 +179,9 @@ describe('the openbanking-ng/pkce bundle', () => {
 
 describe('OPERATION_SCOPES from openbanking-ng/pkce', () => {
   it('is the very table of the main entry, and gives each operation the scopes its declaration asks for', async () => {
-    const pkce = await import('../src/pkce.js');
-    const main = await import('../src/index.js');
-    const { operations } = await import('../src/schemas.js');
+    const pkce = await import('../../src/pkce.js');
+    const main = await import('../../src/index.js');
+    const { operations } = await import('../../src/schemas.js');
     expect(pkce.OPERATION_SCOPES).toBe(main.OPERATION_SCOPES);
     expect(Object.keys(pkce.OPERATION_SCOPES).sort()).toEqual(Object.keys(operations).sort());
     for (const [name, op] of Object.entries(operations)) expect(pkce.OPERATION_SCOPES[name as keyof typeof pkce.OPERATION_SCOPES]).toEqual(op.scopes);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OpenBankingError } from '../src/index.js';
-import { AUTH, http, HttpResponse, SECRET, testClient, useMsw } from './support/msw.js';
+import { OpenBankingError } from '../../src/index.js';
+import { AUTH, http, HttpResponse, SECRET, testClient, useMsw } from '../support/msw.js';
 
 // Every grant reads the token endpoint's answer through oauth4webapi: a token set, or an
 // OAuthError with the code and status the answer stands for (RFC 6749 §5.1, §5.2, RFC 6750 §3),
