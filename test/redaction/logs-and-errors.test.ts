@@ -1,12 +1,12 @@
 import { inspect } from 'node:util';
 import { delay } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { type ClientEventName, OpenBanking, isOpenBankingError } from '../src/index.js';
-import { instrument } from '../src/otel.js';
-import { telemetry, useAsyncContext } from './observability/support.js';
-import { validCard } from './support/cards.js';
-import { capturingLogger, sweep } from './support/leaks.js';
-import { AUTH, BASE, http, HttpResponse, useMsw } from './support/msw.js';
+import { type ClientEventName, OpenBanking, isOpenBankingError } from '../../src/index.js';
+import { instrument } from '../../src/otel.js';
+import { telemetry, useAsyncContext } from '../observability/support.js';
+import { validCard } from '../support/cards.js';
+import { capturingLogger, sweep } from '../support/leaks.js';
+import { AUTH, BASE, http, HttpResponse, useMsw } from '../support/msw.js';
 
 // Unique values that must never appear in anything the SDK prints or throws.
 const S = {

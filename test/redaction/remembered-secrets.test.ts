@@ -1,9 +1,9 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { type ApiError, isApiError, OpenBanking, type TokenSet } from '../src/index.js';
-import { redactionWork } from '../src/errors/redact.js';
-import { surfaces } from './support/leaks.js';
-import { AUTH, BASE, http, HttpResponse, useMsw, validCard } from './support/msw.js';
+import { type ApiError, isApiError, OpenBanking, type TokenSet } from '../../src/index.js';
+import { redactionWork } from '../../src/errors/redact.js';
+import { surfaces } from '../support/leaks.js';
+import { AUTH, BASE, http, HttpResponse, useMsw, validCard } from '../support/msw.js';
 
 // What a client remembers to mask belongs to it and its sessions, for as long as they live: no
 // number of other clients, sessions or logins in the process evicts a client secret, and a call

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { aesGcmCipher, MemoryTokenStore, OpenBanking } from '../src/index.js';
-import { AUTH, BASE, http, HttpResponse, useMsw, validCard } from './support/msw.js';
+import { aesGcmCipher, MemoryTokenStore, OpenBanking } from '../../src/index.js';
+import { AUTH, BASE, http, HttpResponse, useMsw, validCard } from '../support/msw.js';
 
 // Unique values that must never show when anything reachable from a client is printed.
 const S = {
