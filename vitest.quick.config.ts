@@ -16,9 +16,9 @@ export default mergeConfig(
         'test/e2e/**',
         'test/reliability/**',
         ...filesNeedingRedis(),
-        'test/redis-optional.test.ts',
-        'test/summary-reporter.test.ts',
-        'test/quiet-run.test.ts',
+        'test/harness/redis-optional.test.ts',
+        'test/harness/summary-reporter.test.ts',
+        'test/harness/quiet-run.test.ts',
         'test/mcp/bin.test.ts',
         'test/crypto/cipher-packaging.test.ts',
         // fast-check explorations of many command sequences: about 15 s on their own

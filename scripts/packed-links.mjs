@@ -1,7 +1,7 @@
 // The links a user can follow in the installed package: every relative link of every Markdown file
 // the tarball ships must point at a file the tarball ships too (npm shows the README of the tarball,
 // and a user reads the others in node_modules/openbanking-ng/). Used by check-doc-blocks.mjs with
-// what `npm pack --dry-run --json` lists; tested in test/packed-links.test.ts.
+// what `npm pack --dry-run --json` lists; tested in test/docs/packed-links.test.ts.
 import { execFileSync } from 'node:child_process';
 import { posix } from 'node:path';
 

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 // Under the project, so that the external dependencies resolve from its node_modules.
 const outdir = `${root}node_modules/.cache/openbanking-ng-error-classes-${process.pid}`;
 

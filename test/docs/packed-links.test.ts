@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packedFiles, relativeLinks, unshippedLinks } from '../scripts/packed-links.mjs';
+import { packedFiles, relativeLinks, unshippedLinks } from '../../scripts/packed-links.mjs';
 
-const root = resolve(import.meta.dirname, '..');
+const root = resolve(import.meta.dirname, '../..');
 
 describe('links in the installed package', () => {
   it('reports a README link to a file the tarball does not ship', () => {

@@ -4,14 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import * as sdk from '../src/index.js';
-import { aesCbcCipher, aesGcmCipher, OpenBanking, plaintextCipher, type FieldCipher, type Logger } from '../src/index.js';
-import { tripleDesCipher } from '../src/node.js';
-import { parseAuthorizationCallback } from '../src/pkce.js';
-import { createManualClock, createSandbox } from '../src/testing.js';
-import { validCard } from './support/cards.js';
+import * as sdk from '../../src/index.js';
+import { aesCbcCipher, aesGcmCipher, OpenBanking, plaintextCipher, type FieldCipher, type Logger } from '../../src/index.js';
+import { tripleDesCipher } from '../../src/node.js';
+import { parseAuthorizationCallback } from '../../src/pkce.js';
+import { createManualClock, createSandbox } from '../../src/testing.js';
+import { validCard } from '../support/cards.js';
 
-const root = resolve(import.meta.dirname, '..');
+const root = resolve(import.meta.dirname, '../..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 /** The guide, with every run of white space as one space (claims wrap across lines). */
 const flat = (file: string) => read(file).replace(/\s+/g, ' ');

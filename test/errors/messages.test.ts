@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, ConsentEndedError, NotFoundError, OAuthError, OpenBanking } from '../src/index.js';
-import { createSandbox } from '../src/testing.js';
+import { ConnectionError, ConsentEndedError, NotFoundError, OAuthError, OpenBanking } from '../../src/index.js';
+import { createSandbox } from '../../src/testing.js';
 
 // Error messages that point the right way: each says what is known, and where to look.
 

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { findRedisServer, redisSkipLine } from './support/redis-binary.js';
+import { findRedisServer, redisSkipLine } from '../support/redis-binary.js';
 
 // `npm test` on a machine without redis-server: the fleet's real-Redis files are left out and the run
 // closes with a line saying so; under CI a missing server fails the run.
 
 function vitest(env: Record<string, string | undefined>) {
-  const result = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/fleet/consent.test.ts', 'test/summary-reporter.test.ts'], {
+  const result = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', 'test/fleet/consent.test.ts', 'test/harness/summary-reporter.test.ts'], {
     encoding: 'utf8',
     env: { ...process.env, CI: undefined, GITHUB_ACTIONS: undefined, ...env },
     timeout: 120_000,

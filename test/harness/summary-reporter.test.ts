@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 // The project's closing line, `tests: N passed, M failed`, from real vitest runs of small files
 // (test/fixtures/reporter/), each in its own process: a failure outside a test is counted.
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function run(fixture: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../src/index.js';
-import { AUTH, BASE, createdCard, http, HttpResponse, SECRET, testClient, tokenHandler, useMsw, validCard } from './support/msw.js';
+import type { Logger } from '../../src/index.js';
+import { AUTH, BASE, createdCard, http, HttpResponse, SECRET, testClient, tokenHandler, useMsw, validCard } from '../support/msw.js';
 
 const server = useMsw();
 
