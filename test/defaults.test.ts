@@ -265,3 +265,19 @@ describe('package.json', () => {
     }
   });
 });
+
+describe('plain http only for localhost, 127.0.0.0/8 and [::1]', () => {
+  it('refuses *.localhost', () => {
+    expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's', baseUrl: 'http://api.localhost:8080/v1', authUrl: 'http://127.0.0.1:1' })).toThrow(/baseUrl: must use https/);
+    expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's', baseUrl: 'http://[::1]:8080/v1', authUrl: 'http://localhost:1' })).not.toThrow();
+  });
+});
+
+describe('maxResponseBytes', () => {
+  it('is an option, validated in the constructor', () => {
+    expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's', maxResponseBytes: 1024 })).not.toThrow();
+    for (const bad of [0, -1, 1.5, '10', Number.NaN]) {
+      expect(() => new OpenBanking({ clientId: 'c', clientSecret: 's', maxResponseBytes: bad as number })).toThrow(/maxResponseBytes/);
+    }
+  });
+});

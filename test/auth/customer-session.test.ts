@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, ConnectionError, OAuthError, ValidationError, type TokenSet } from '../../src/index.js';
+import { surfacesKit } from '../support/leak-clients.js';
 import { AUTH, BASE, http, HttpResponse, type Recorded, testClient, tokenHandler, useMsw } from '../support/msw.js';
 
 const server = useMsw();
@@ -297,5 +298,37 @@ describe('ob.forCustomer', () => {
     expect(text).not.toContain('access-42');
     expect(text).not.toContain('refresh-42');
     expect(JSON.parse(JSON.stringify(customer))).toMatchObject({ refreshable: true });
+  });
+});
+
+describe('setTokens during a refresh', () => {
+  const { client } = surfacesKit;
+  it('the rotated set wins over the set being refreshed: onTokens fires for it, refresh() resolves to it, the next refresh sends the new refresh token', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const refreshTokensSent: string[] = [];
+    server.use(
+      http.post(`${AUTH}/oauth/token`, async ({ request }) => {
+        const form = new URLSearchParams(await request.text());
+        refreshTokensSent.push(form.get('refresh_token') ?? '');
+        const n = refreshTokensSent.length;
+        if (n === 1) await gate;
+        return HttpResponse.json({ access_token: `rotated-access-${n}`, token_type: 'Bearer', expires_in: 3600, refresh_token: `rotated-refresh-${n}` });
+      }),
+    );
+    const now = Math.floor(Date.now() / 1000);
+    const original: TokenSet = { access_token: 'old-access', token_type: 'Bearer', expires_in: 3600, expires_at: now - 10, refresh_token: 'old-refresh' };
+    const adopted: TokenSet[] = [];
+    const session = client().forCustomer(original, { onTokens: (t) => void adopted.push(t) });
+    const refreshing = session.refresh();
+    await expect.poll(() => refreshTokensSent.length).toBe(1);
+    session.setTokens(original); // e.g. the app reloading what it had saved, while the refresh is in flight
+    release();
+    const result = await refreshing;
+    expect(result.access_token).toBe('rotated-access-1');
+    expect(adopted.map((t) => t.access_token)).toEqual(['rotated-access-1']);
+    expect(session.tokens.refresh_token).toBe('rotated-refresh-1');
+    await session.refresh();
+    expect(refreshTokensSent).toEqual(['old-refresh', 'rotated-refresh-1']);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AbortError, ValidationError, type DeviceAuthorization } from '../../src/index.js';
-import { AUTH, CLIENT_ID, http, HttpResponse, type Recorded, SECRET, testClient, useMsw } from '../support/msw.js';
+import { AbortError, OAuthError, OpenBanking, ValidationError, type DeviceAuthorization } from '../../src/index.js';
+import { echoKit } from '../support/leak-clients.js';
+import { AUTH, BASE, CLIENT_ID, http, HttpResponse, type Recorded, SECRET, testClient, useMsw } from '../support/msw.js';
 
 // The device authorization grant (RFC 8628): the code request, then polling the token endpoint at
 // the interval the server asks for, until approval, refusal, expiry or an abort.
@@ -134,5 +135,58 @@ describe('device code', () => {
     await expect(ob.auth.pollDeviceToken({} as never)).rejects.toBeInstanceOf(ValidationError);
     await expect(ob.auth.pollDeviceToken('dc', { interval: -1 })).rejects.toBeInstanceOf(ValidationError);
     await expect(ob.auth.pollDeviceToken('dc', { signal: 'no' as never })).rejects.toBeInstanceOf(ValidationError);
+  });
+});
+
+describe('device polling', () => {
+  it('floors the interval at 1 s whatever the server says', async () => {
+    const sleeps: number[] = [];
+    let polls = 0;
+    server.use(
+      http.post(`${AUTH}/oauth2/token`, () => {
+        polls++;
+        return polls < 3 ? HttpResponse.json({ error: 'authorization_pending' }, { status: 400 }) : HttpResponse.json({ access_token: 'a', token_type: 'Bearer', expires_in: 60 });
+      }),
+    );
+    const ob = new OpenBanking({ clientId: 'c', clientSecret: 's', baseUrl: BASE, authUrl: AUTH, logLevel: 'off', sleep: async (ms) => void sleeps.push(ms) });
+    await ob.auth.pollDeviceToken({ device_code: 'd', user_code: 'u', verification_uri: 'https://v', expires_in: 600, interval: 0 });
+    expect(sleeps).toEqual([1000, 1000, 1000]);
+  });
+});
+
+describe('device-code polling never waits past the code’s expiry', () => {
+  const { client } = echoKit;
+  const device = (extra: Record<string, unknown>) => ({ device_code: 'dc_THIRD_0001', user_code: 'QX7PL', verification_uri: `${AUTH}/device`, expires_in: 300, ...extra });
+
+  it('interval 31536000 with expires_in 300: waits at most 300 s, then rejects with expired_token without a poll', async () => {
+    let polls = 0;
+    server.use(
+      http.post(`${AUTH}/oauth2/device/code`, () => HttpResponse.json(device({ interval: 31_536_000 }))),
+      http.post(`${AUTH}/oauth2/token`, () => (polls++, HttpResponse.json({ error: 'authorization_pending' }, { status: 400 }))),
+    );
+    const sleeps: number[] = [];
+    const ob = client({ sleep: async (ms) => void sleeps.push(ms) });
+    const authorization = await ob.auth.deviceCode('accounts');
+    const error = await ob.auth.pollDeviceToken(authorization).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OAuthError);
+    expect((error as OAuthError).error).toBe('expired_token');
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeLessThanOrEqual(300_000);
+    expect(polls).toBe(0);
+  });
+
+  it('a slow_down that takes the interval past what is left ends the wait at the deadline', async () => {
+    let polls = 0;
+    server.use(
+      http.post(`${AUTH}/oauth2/device/code`, () => HttpResponse.json(device({ interval: 100, expires_in: 150 }))),
+      http.post(`${AUTH}/oauth2/token`, () => (polls++, HttpResponse.json({ error: 'slow_down' }, { status: 400 }))),
+    );
+    let clock = Date.now();
+    const sleeps: number[] = [];
+    const ob = client({ now: () => clock, sleep: async (ms) => void (sleeps.push(ms), (clock += ms)) });
+    const authorization = await ob.auth.deviceCode('accounts');
+    await expect(ob.auth.pollDeviceToken(authorization)).rejects.toMatchObject({ name: 'OAuthError', error: 'expired_token' });
+    expect(polls).toBe(1);
+    expect(sleeps).toEqual([100_000, 50_000]);
   });
 });

@@ -187,3 +187,26 @@ describe('OPERATION_SCOPES from openbanking-ng/pkce', () => {
     for (const [name, op] of Object.entries(operations)) expect(pkce.OPERATION_SCOPES[name as keyof typeof pkce.OPERATION_SCOPES]).toEqual(op.scopes);
   });
 });
+
+describe('callback checks (RFC 9207, state length)', () => {
+  const cb = (query: string) => `https://app.example/cb?${query}`;
+  it('refuses a callback from another issuer, accepts one without iss', () => {
+    const expected = { expectedState: 's'.repeat(20), expectedIssuer: 'https://identity.example' };
+    expect(() => parseAuthorizationCallback(cb(`code=c&state=${'s'.repeat(20)}&iss=https%3A%2F%2Fevil.example`), expected)).toThrow(OAuthError);
+    try {
+      parseAuthorizationCallback(cb(`code=c&state=${'s'.repeat(20)}&iss=https%3A%2F%2Fevil.example`), expected);
+    } catch (error) {
+      expect((error as OAuthError).error).toBe('issuer_mismatch');
+    }
+    expect(parseAuthorizationCallback(cb(`code=c&state=${'s'.repeat(20)}&iss=https%3A%2F%2Fidentity.example`), expected).code).toBe('c');
+    expect(parseAuthorizationCallback(cb(`code=c&state=${'s'.repeat(20)}`), expected).code).toBe('c');
+  });
+  it('an error callback without state reports state_mismatch', () => {
+    expect(() => parseAuthorizationCallback(cb('error=access_denied'), { expectedState: 's'.repeat(20) })).toThrow(/state_mismatch/);
+  });
+  it('a caller-given state shorter than 16 characters is refused', async () => {
+    const base = { authUrl: 'https://identity.example', clientId: 'c', redirectUri: 'https://app.example/cb', scope: ['accounts'] as never };
+    await expect(createAuthorizationRequest({ ...base, state: 'short-state' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(createAuthorizationRequest({ ...base, state: '0123456789abcdef' })).resolves.toBeDefined();
+  });
+});

@@ -267,3 +267,30 @@ describe('production needs an explicit cipher', () => {
     expect(card.card_default_pin).toBe('1234');
   });
 });
+
+describe('ob.request: secretFields and the production refusal', () => {
+  it('encrypts the named fields (and card_default_pin by default) with the cipher', async () => {
+    const bodies: string[] = [];
+    server.use(
+      tokenHandler({ tokenRequests: [] }),
+      http.post(`${BASE}/cards/pin`, async ({ request }) => {
+        bodies.push(await request.text());
+        return HttpResponse.json({ status: '00', message: 'ok', data: {} });
+      }),
+    );
+    const cipher = { encrypt: async (t: string) => `enc(${t})`, decrypt: async (t: string) => t };
+    const { ob } = testClient({ cipher });
+    await ob.request({ method: 'POST', path: '/cards/pin', body: { card_default_pin: '1234', note: 'n' } });
+    await ob.request({ method: 'POST', path: '/cards/pin', body: { new_pin: '5678', note: 'n' }, secretFields: ['new_pin'] });
+    expect(JSON.parse(bodies[0]!)).toEqual({ card_default_pin: 'enc(1234)', note: 'n' });
+    expect(JSON.parse(bodies[1]!)).toEqual({ new_pin: 'enc(5678)', note: 'n' });
+  });
+
+  it('refuses to send a secret field in production without a cipher, before any request', async () => {
+    const { ob } = testClient({ environment: 'production' });
+    // No handler: msw would fail the test on any request.
+    await expect(ob.request({ method: 'POST', path: '/cards/pin', body: { new_pin: '5678' }, secretFields: ['new_pin'] })).rejects.toThrow(/Refusing to send new_pin in production/);
+    await expect(ob.request({ method: 'POST', path: '/cards', body: { card_default_pin: '1234' } })).rejects.toThrow(/Refusing to send card_default_pin/);
+    await expect(ob.request({ method: 'POST', path: '/x', body: {}, secretFields: 'pin' as never })).rejects.toBeInstanceOf(ValidationError);
+  });
+});

@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { type ApiError, isApiError, OpenBanking, type TokenSet } from '../../src/index.js';
 import { redactionWork } from '../../src/errors/redact.js';
+import { echoKit } from '../support/leak-clients.js';
 import { surfaces } from '../support/leaks.js';
 import { AUTH, BASE, http, HttpResponse, useMsw, validCard } from '../support/msw.js';
 
@@ -94,5 +95,35 @@ describe('remembering more costs no more: one pass, one probe per distinct lengt
     expect(few).toBeGreaterThan(0);
     expect(many).toBeLessThanOrEqual(few + 10);
     expect(sessions).toHaveLength(1_000);
+  });
+});
+
+describe('redaction costs one pass, whatever the number of remembered secrets', () => {
+  // A client and token endpoint of its own (the echo kit's), in place of the file's.
+  const { client, tokenOk } = echoKit;
+  const bigBody = () => {
+    const items = Array.from({ length: 60_000 }, (_, i) => `"short string ${i}"`);
+    return `{"status":"01","message":"bad","data":{"items":[${items.join(',')}]}}`;
+  };
+
+  async function workOfOneError(ob: OpenBanking): Promise<{ passes: number; comparisons: number }> {
+    const before = { ...redactionWork };
+    const error = (await ob.cards.create(validCard()).catch((e: unknown) => e)) as ApiError;
+    expect(error.status).toBe(400);
+    return { passes: redactionWork.passes - before.passes, comparisons: redactionWork.comparisons - before.comparisons };
+  }
+
+  it('the same passes and no more comparisons with 1,000 more tokens remembered', async () => {
+    const body = bigBody();
+    server.use(tokenOk, http.post(`${BASE}/cards`, () => new HttpResponse(body, { status: 400, headers: { 'content-type': 'application/json' } })));
+    const ob = client();
+    const few = await workOfOneError(ob);
+    const now = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < 1000; i++) ob.forCustomer({ access_token: `remembered-access-token-${i}`, refresh_token: `remembered-refresh-token-${i}`, token_type: 'Bearer', expires_in: 3600, expires_at: now + 3600 });
+    const many = await workOfOneError(ob);
+    expect(few.passes).toBeGreaterThan(0);
+    expect(many.passes).toBe(few.passes);
+    // Candidates are compared only where a secret's first characters hash alike: none here.
+    expect(many.comparisons).toBeLessThanOrEqual(few.comparisons + 10);
   });
 });

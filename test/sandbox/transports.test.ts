@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationError, OpenBanking, type ClientOptions } from '../../src/index.js';
@@ -85,5 +86,28 @@ describe('the same scenario through every transport', () => {
       const handlers = sandboxHandlers({ authUrl: 'https://id.example.test', baseUrl: 'https://api.example.test/openapi/v1' });
       expect(handlers).toHaveLength(2);
     });
+  });
+});
+
+describe('the sandbox server refuses a foreign Host (DNS rebinding)', () => {
+  it('answers 421 to Host: evil.example, and serves its own names', async () => {
+    const sandbox = await startSandboxServer();
+    const get = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port: sandbox.port, path: '/openapi/v1/cards', method: 'GET', headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      expect(await get('evil.example')).toBe(421);
+      expect(await get(`evil.example:${sandbox.port}`)).toBe(421);
+      expect(await get(`127.0.0.1:${sandbox.port}`)).toBe(401); // served: no token
+      expect(await get(`localhost:${sandbox.port}`)).toBe(401);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
