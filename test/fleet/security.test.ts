@@ -6,9 +6,9 @@ import { createSandbox, type Sandbox } from '../../src/testing.js';
 import { validCard } from '../support/cards.js';
 import { startRedis, useRedis } from './support.js';
 
-// The fleet's second security review, against a real redis-server: customer refresh never fails
-// open, values in Redis are sealed and planted ones ignored, customer ids cannot name other keys,
-// and a store cannot park a call for longer than the limiter allows.
+// What a fleet guarantees, against a real redis-server: customer refresh never fails open, values
+// in Redis are sealed and planted ones ignored, customer ids cannot name other keys, and a store
+// cannot park a call for longer than the limiter allows.
 
 const SECRET = 'app-secret-for-the-fleet';
 const card = () => validCard();

@@ -3,11 +3,11 @@ import type { TokenSet } from '../../src/index.js';
 import { type SandboxFault, type SandboxServer, startSandboxServer } from '../../src/testing.js';
 import { buildWorker, startRedis, startWorker, type TestRedis } from './support.js';
 
-// The fourth security review, reproduced with two real processes on a real redis-server and the
-// sandbox over HTTP: a refresh grant answered 502, answered 200 with a token type the SDK cannot
-// use, or reset without an answer. Each may have rotated the refresh token at the provider; the
-// first process released its claim, and the second sent the same refresh token again. The
-// sandbox counts every grant per refresh token: each must be sent at most once.
+// Refresh grants whose outcome the SDK cannot know, with two real processes on a real redis-server
+// and the sandbox over HTTP: a refresh grant answered 502, answered 200 with a token type the SDK
+// cannot use, or reset without an answer. Each may have rotated the refresh token at the provider;
+// had the first process released its claim, the second would have sent the same refresh token
+// again. The sandbox counts every grant per refresh token: each must be sent at most once.
 
 const SECRET = 'unconfirmed-fleet-secret-0123456789';
 const GRANTS = { path: '/oauth/token', method: 'POST' };

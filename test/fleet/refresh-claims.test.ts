@@ -4,11 +4,11 @@ import { type SandboxServer, startSandboxServer } from '../../src/testing.js';
 import { buildWorker, startRedis, startWorker, type TestRedis } from './support.js';
 import type { WorkerTask } from './worker.js';
 
-// The third security review's four reproductions, each with two (or three) real processes on a
-// real redis-server and the sandbox over HTTP: a store write that fails after the grant, a stall
-// longer than the lock's lease, a sealed value that does not open after a secret rotation, and an
-// ending recorded on an old consent. Each redeemed a refresh token twice, or ended a valid
-// consent, before refresh tokens were claimed in the store.
+// A refresh token claimed in the store is redeemed once, whatever happens around the grant, each
+// case with two (or three) real processes on a real redis-server and the sandbox over HTTP: a store
+// write that fails after the grant, a stall longer than the lock's lease, a sealed value that does
+// not open after a secret rotation, and an ending recorded on an old consent. Without the claim,
+// each redeemed a refresh token twice or ended a valid consent.
 
 const OLD_SECRET = 'review-secret-before-rotation-0123';
 const NEW_SECRET = 'review-secret-after-rotation-4567';
@@ -68,7 +68,7 @@ async function untilOk(worker: ReturnType<typeof startWorker>, tries: number): P
 
 const grantStatuses = () => server.requests.list(GRANTS).map((r) => r.status);
 
-describe('the third review, reproduced with processes on a real redis-server', () => {
+describe('a refresh token claimed in the store, across processes on a real redis-server: never redeemed twice, a renewed consent never ended', () => {
   it('1. a store write that fails after the grant (set fails three times): the claimer keeps its set and keeps trying; the other process never redeems the spent refresh token', { timeout: 60_000 }, async () => {
     const tokens = customerTokens(true);
     const a = processOf(tokens, [{}, {}], { setFailures: 3 });
