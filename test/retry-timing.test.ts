@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RenewalBackoff } from '../src/core/retry-timing.js';
 import { RETRY_STATUSES } from '../src/core/retry-timing.js';
 import { parseRetryAfterMs } from '../src/errors/api.js';
 
-// The timing the SDK hands to ky's retry (DESIGN "defaults", "what is retried", "401 renewal"); the backoff itself is ky's, seen in test/defaults.test.ts.
+// The timing the SDK hands to ky's retry (DESIGN "defaults", "what is retried"); the backoff itself is ky's, seen in test/defaults.test.ts.
 
 describe('backoff before a retry', () => {
   it('reads Retry-After as seconds or as an HTTP date against the given clock', () => {
@@ -22,27 +21,5 @@ describe('backoff before a retry', () => {
   it('retries 408, 429 and every 5xx, and nothing else', () => {
     expect(RETRY_STATUSES).toEqual(expect.arrayContaining([408, 429, 500, 503, 599]));
     for (const status of [400, 401, 403, 404, 409, 413, 422, 499, 600]) expect(RETRY_STATUSES).not.toContain(status);
-  });
-});
-
-describe('401 renewal backoff', () => {
-  it('renews freely until a fresh token is refused, then waits 30 s doubling to 5 min, and resets on success', () => {
-    let now = 0;
-    const backoff = new RenewalBackoff(() => now);
-    expect(backoff.tryRenew()).toBe(true);
-    expect(backoff.tryRenew()).toBe(true);
-    backoff.freshRefused('t1');
-    backoff.freshRefused('t1'); // calls that shared one renewal count its refusal once
-    expect(backoff.wait).toBe(30_000);
-    expect(backoff.tryRenew()).toBe(false);
-    now += 30_000;
-    expect(backoff.tryRenew()).toBe(true);
-    for (const [token, wait] of [['t2', 60_000], ['t3', 120_000], ['t4', 240_000], ['t5', 300_000], ['t6', 300_000]] as const) {
-      backoff.freshRefused(token);
-      expect(backoff.wait).toBe(wait);
-    }
-    backoff.succeeded();
-    expect(backoff.wait).toBe(0);
-    expect(backoff.tryRenew()).toBe(true);
   });
 });

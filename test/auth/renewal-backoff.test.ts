@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AuthenticationError } from '../../src/index.js';
+import { RenewalBackoff } from '../../src/core/retry-timing.js';
 import { AUTH, BASE, http, HttpResponse, type Recorded, testClient, tokenHandler, useMsw, validCard } from '../support/msw.js';
 
 const server = useMsw();
@@ -109,5 +110,27 @@ describe('401 renewal is bounded (DESIGN.md "401 renewal")', () => {
     api.acceptFrom = 1_000;
     await ob.cards.create(validCard()).catch(() => undefined);
     expect(tokens.tokenRequests).toHaveLength(3); // renewed at once after the 401
+  });
+});
+
+describe('401 renewal backoff', () => {
+  it('renews freely until a fresh token is refused, then waits 30 s doubling to 5 min, and resets on success', () => {
+    let now = 0;
+    const backoff = new RenewalBackoff(() => now);
+    expect(backoff.tryRenew()).toBe(true);
+    expect(backoff.tryRenew()).toBe(true);
+    backoff.freshRefused('t1');
+    backoff.freshRefused('t1'); // calls that shared one renewal count its refusal once
+    expect(backoff.wait).toBe(30_000);
+    expect(backoff.tryRenew()).toBe(false);
+    now += 30_000;
+    expect(backoff.tryRenew()).toBe(true);
+    for (const [token, wait] of [['t2', 60_000], ['t3', 120_000], ['t4', 240_000], ['t5', 300_000], ['t6', 300_000]] as const) {
+      backoff.freshRefused(token);
+      expect(backoff.wait).toBe(wait);
+    }
+    backoff.succeeded();
+    expect(backoff.wait).toBe(0);
+    expect(backoff.tryRenew()).toBe(true);
   });
 });
