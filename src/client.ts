@@ -1,7 +1,7 @@
-import { Auth } from './auth/auth.js';
+import { Auth } from './auth/ob-auth.js';
 import { CustomerRefresh } from './auth/customer-refresh.js';
 import { CustomerSession, type CustomerSessionOptions, SessionTokens } from './auth/customer-session.js';
-import type { GrantContext } from './auth/grant.js';
+import { type GrantContext, requestGrant } from './auth/grants.js';
 import { ClientCredentialsTokens, fleetGrantGuard, type TokenSetInput } from './auth/tokens.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import { fetchRegistration, register } from './auth/registration.js';
@@ -9,7 +9,7 @@ import { type APIPromise, makeAPIPromise, type WithResponse } from './core/trans
 import type { BearerSource } from './core/http.js';
 import type { RequestOptions } from './core/validation.js';
 import { type RequestParams, sendRequest } from './resources/runner.js';
-import type { Scope } from './core/config.js';
+import { isLoopbackHost, type Scope } from './core/config.js';
 import { Transport } from './core/transport.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
 import type { FleetStore } from './core/store.js';
@@ -68,14 +68,14 @@ export class OpenBanking extends Namespaces {
     const config = resolveOptions(options);
     const transport = new Transport(config);
     const grant = grantContext(config);
-    const auth = new Auth({ grant, endpoints: config.endpoints, redirectUri: config.redirectUri, sleep: config.sleep });
+    const auth = new Auth({ grant, redirectUri: config.redirectUri, sleep: config.sleep });
     const { fleet, fleetLockTtl, store } = config;
     const state: ClientState = {
       config,
       transport,
       // With a fleet: one client-credentials grant per scope set across every process.
       clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, fleet && fleetGrantGuard(fleet, fleetLockTtl)),
-      customerRefresh: new CustomerRefresh({ instance: instanceId(), store, lockTtlMs: fleetLockTtl, now: () => config.now(), grant: (refreshToken) => auth.refresh(refreshToken) }),
+      customerRefresh: new CustomerRefresh({ instance: instanceId(), store, lockTtlMs: fleetLockTtl, now: () => config.now(), grant: (refreshToken) => requestGrant(grant, { kind: 'refresh_token', refreshToken }) }),
       fleet: options.fleet,
     };
     super(runnerFor(state, undefined));
@@ -277,7 +277,8 @@ function requestScopes(params: RequestParams): Scope[] {
 
 /** What a grant needs from the client's options. */
 function grantContext(c: ResolvedOptions): GrantContext {
-  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now, events: c.events, secrets: c.secrets };
+  const { clientId, clientSecret, authUrl, fetch, timeout, maxResponseBytes, now, events, secrets, endpoints } = c;
+  return { clientId, clientSecret, authUrl, fetch, timeout, maxResponseBytes, now, events, secrets, endpoints, loopback: isLoopbackHost(new URL(authUrl).hostname) };
 }
 
 /**

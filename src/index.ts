@@ -38,12 +38,12 @@ export {
   type ExchangeCodeParams,
   type GrantOptions,
   type PollDeviceTokenOptions,
-} from './auth/auth.js';
-export { createAuthorizationRequest } from './auth/authorization.js';
-export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/authorization.js';
-export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization.js';
+} from './auth/ob-auth.js';
+export { createAuthorizationRequest } from './auth/pkce.js';
+export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/pkce.js';
+export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/pkce.js';
 export { CustomerSession, type CustomerConsent, type CustomerSessionOptions } from './auth/customer-session.js';
-export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/flows.js';
+export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/ob-auth.js';
 export {
   normaliseRegistration,
   type FetchRegistrationParams,

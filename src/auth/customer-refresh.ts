@@ -1,7 +1,7 @@
 import { ConnectionError, ConsentEndedError, type ConsentEndedReason, OAuthError, OpenBankingError } from '../errors/index.js';
 import { sha256 } from '../core/field-crypto.js';
 import { type FleetAccess, keyPart, pause, StoreFailure } from '../core/store.js';
-import { grantNotRedeemed } from './grant.js';
+import { grantNotRedeemed } from './grants.js';
 import { parseTokenSet, type TokenSet } from './tokens.js';
 
 // The customer refresh protocol, in the words of docs/scaling.md ("One refresh per customer"):

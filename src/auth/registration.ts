@@ -6,7 +6,7 @@ import { toBase64 } from '../core/field-crypto.js';
 import { type Exchange, type HttpMethod, noAnswer, send } from '../core/http.js';
 import { levelFromEnvironment, leveledLogger } from '../core/logger.js';
 import { maskText } from '../core/redact.js';
-import { identityRedirect } from './grant.js';
+import { identityRedirect } from './grants.js';
 import { matching, str, text, upTo } from '../schemas/common.js';
 
 // Registering an application and collecting its credentials: the shapes, the two requests, and how

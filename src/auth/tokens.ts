@@ -2,10 +2,10 @@ import type { BearerSource } from '../core/http.js';
 import { scopeList } from '../core/config.js';
 import { type FleetAccess, MemoryFleetStore, pause } from '../core/store.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
-import type { GrantContext, TokenSet } from './grant.js';
-import { requestClientCredentials } from './grant.js';
+import type { GrantContext, TokenSet } from './grants.js';
+import { requestGrant } from './grants.js';
 
-export type { TokenSet } from './grant.js';
+export type { TokenSet } from './grants.js';
 
 // Token sets, where they are kept, when one is due, a customer's tokens as the caller hands them
 // over, and the lifecycle of a client-credentials token: one source per scope set, one request in
@@ -135,8 +135,8 @@ export function tokenKey(clientId: string, scopes: readonly string[]): string {
 }
 
 /** Requests one client-credentials token set (POST `{auth_url}/oauth2/token`, `client_secret_post`). */
-async function requestToken(ctx: GrantContext, tokenPath: string, scopes: readonly string[]): Promise<TokenSet> {
-  return requestClientCredentials(ctx, tokenPath, scopeList(scopes).join(' '));
+async function requestToken(ctx: GrantContext, _tokenPath: string, scopes: readonly string[]): Promise<TokenSet> {
+  return requestGrant(ctx, { kind: 'client_credentials', scope: scopeList(scopes).join(' ') });
 }
 
 const accessToken = (token: TokenSet): string => token.access_token;
