@@ -1,8 +1,9 @@
 import { Auth } from './auth/ob-auth.js';
-import { CustomerRefresh } from './auth/customer-refresh.js';
+import { CustomerRefresh, type Refreshed } from './auth/customer-refresh.js';
 import { CustomerSession, type CustomerSessionOptions, SessionTokens } from './auth/customer-session.js';
 import { type GrantContext, requestGrant } from './auth/grants.js';
-import { ClientCredentialsTokens, fleetGrantGuard, type TokenSetInput } from './auth/tokens.js';
+import { ClientCredentialsTokens, fleetGrantGuard } from './auth/client-credentials.js';
+import type { TokenSetInput } from './auth/token-cache.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import { fetchRegistration, register } from './auth/registration.js';
 import { type APIPromise, makeAPIPromise, type WithResponse } from './core/transport.js';
@@ -29,6 +30,8 @@ interface ClientState {
   clientTokens: ClientCredentialsTokens;
   /** The customer refresh protocol's side of this client: its claims, and the claims it saw. */
   customerRefresh: CustomerRefresh;
+  /** Its sessions' refreshes in flight, by refresh token: the sessions holding one refresh token make one. */
+  customerRefreshes: Map<string, Promise<Refreshed>>;
   /** The `fleet` option as given. */
   fleet: FleetStore | undefined;
 }
@@ -74,8 +77,9 @@ export class OpenBanking extends Namespaces {
       config,
       transport,
       // With a fleet: one client-credentials grant per scope set across every process.
-      clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, fleet && fleetGrantGuard(fleet, fleetLockTtl)),
+      clientTokens: new ClientCredentialsTokens(grant, config.tokenStore, fleet && fleetGrantGuard(fleet, fleetLockTtl)),
       customerRefresh: new CustomerRefresh({ instance: instanceId(), store, lockTtlMs: fleetLockTtl, now: () => config.now(), grant: (refreshToken) => requestGrant(grant, { kind: 'refresh_token', refreshToken }) }),
+      customerRefreshes: new Map(),
       fleet: options.fleet,
     };
     super(runnerFor(state, undefined));
@@ -221,7 +225,7 @@ export class OpenBanking extends Namespaces {
    */
   forCustomer(tokens: TokenSetInput, options?: CustomerSessionOptions): CustomerSession {
     const state = this.#state;
-    const session = new SessionTokens(state.customerRefresh, () => state.config.now(), tokens, options);
+    const session = new SessionTokens(state.customerRefresh, state.customerRefreshes, () => state.config.now(), tokens, options);
     return new CustomerSession({
       runner: runnerFor(state, session.bearer, () => session.consent.scopes, (bearer) => session.gate(bearer)),
       tokens: session,

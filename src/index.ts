@@ -29,7 +29,8 @@ export type { Logger, LogLevel } from './core/logger.js';
 export type { SignatureEncoding } from './core/config.js';
 export type { Sleep } from './core/retry-timing.js';
 export { SCOPES, type Scope, type ScopeInput } from './core/config.js';
-export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/tokens.js';
+export { MemoryTokenStore, type TokenStore } from './auth/client-credentials.js';
+export type { TokenSet, TokenSetInput } from './auth/token-cache.js';
 export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './core/store.js';
 export {
   Auth,

@@ -10,30 +10,11 @@ import { maskText } from '../core/redact.js';
 import type { SecretMemory } from '../core/secret-memory.js';
 import { describeNetworkFailure, redirectMessage, scrubCause } from '../core/http.js';
 import { observeGrant } from '../core/events.js';
+import type { TokenSet } from './token-cache.js';
 
 // The requests to the identity host that oauth4webapi makes with the SDK's ky as its fetch: the
 // grants at the token endpoints (one function, the kind as a value) and the device authorization
 // request; a grant's answer as a token set, its failures as SDK errors, and whether it redeemed.
-
-/**
- * An OAuth 2.0 token set. `expires_at` is in Unix seconds and is computed by the SDK from
- * `expires_in` when the token is received.
- * @group OAuth
- */
-export interface TokenSet {
-  /** The bearer token. */
-  access_token: string;
-  /** `Bearer`. */
-  token_type: string;
-  /** Lifetime in seconds as the server gave it. */
-  expires_in: number;
-  /** Expiry as Unix seconds. */
-  expires_at: number;
-  /** For the authorization-code flow: exchanges for a new set; rotates on every use. */
-  refresh_token?: string;
-  /** Granted scopes, space-separated. */
-  scope?: string;
-}
 
 /** What a grant needs to reach the identity host. */
 export interface GrantContext {

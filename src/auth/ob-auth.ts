@@ -4,7 +4,7 @@ import { type ScopeInput, scopeList } from '../core/config.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, createAuthorizationRequest, requireString, scopeString } from './pkce.js';
 import { authorizationServer, type GrantContext, requestGrant, runGrant } from './grants.js';
-import type { TokenSet } from './grants.js';
+import type { TokenSet } from './token-cache.js';
 
 // `ob.auth`: every argument checked before anything is sent, then the grant; and the device-code
 // flow, a request then polling.
