@@ -96,6 +96,8 @@ export function parseTokenSet(raw: string | undefined): TokenSet | undefined {
   }
 }
 
+const accessToken = (set: TokenSet): string => set.access_token;
+
 /** What a {@link TokenCache} stands on: where its set is read, when it is sent as it is, and the refresh. */
 export interface TokenProvider<Answer> {
   /** The set in use: a token store's (client credentials, shared with other clients) or a session's. */
@@ -147,9 +149,10 @@ export class TokenCache<Answer = TokenSet> implements BearerSource {
     return (await this.refresh(set, rejected)).access_token;
   }
 
-  async #use(set: TokenSet | undefined): Promise<string> {
+  /** `set`'s access token while it is usable and nothing is pending, else the refresh's. */
+  #use(set: TokenSet | undefined): string | Promise<string> {
     if (set !== undefined && this.#pending === undefined && this.#provider.usable(set)) return set.access_token;
-    return (await this.refresh(set)).access_token;
+    return this.refresh(set).then(accessToken);
   }
 
   /** The one pending refresh after `set`: joined, or started. */
