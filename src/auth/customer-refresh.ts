@@ -94,11 +94,14 @@ export const steps = {
 
 /**
  * A client's side of the protocol: the outcomes of its own claims and the claims of others it has
- * seen without an outcome. Its sessions make one call per refresh token at a time (their token
- * caches share the refreshes in flight), so a claim of this client is redeemed by one call.
+ * seen without an outcome. Its sessions run it once per refresh token at a time (their token caches
+ * share the runs in flight): a second run beside the first would find this client's own claim
+ * without an outcome and send the token again, so it is refused.
  */
 export class CustomerRefresh {
   readonly #ctx: RefreshContext;
+  /** Refresh tokens this client runs the protocol for now. */
+  readonly #running = new Set<string>();
   /** This client's claims that ended, by digest: never sent again by any of its sessions. */
   readonly #outcomes = new Map<string, { outcome: ClaimOutcome; tokens?: TokenSet; error?: ConsentEndedError }>();
   /** Claims of other clients seen without an outcome, by digest: since when (the client's clock). */
@@ -128,10 +131,20 @@ export class CustomerRefresh {
    * with `id`: redeemed by this client, or taken up from the claimer. Rejects with
    * `ConsentEndedError` when the consent ended, `OAuthError` when the identity host refused
    * otherwise, `ConnectionError` when the store or the claimer kept it waiting past the lock's TTL.
-   * Called once per refresh token at a time within the client.
+   * Refused, before anything is read or sent, while this client runs it for the same refresh token.
    */
   async next(current: TokenSet, id: string | undefined): Promise<Refreshed> {
     const rt = current.refresh_token!;
+    if (this.#running.has(rt)) throw new OpenBankingError('A customer refresh ran twice at once for one refresh token in one client; nothing was sent');
+    this.#running.add(rt);
+    try {
+      return await this.#next(current, rt, id);
+    } finally {
+      this.#running.delete(rt);
+    }
+  }
+
+  async #next(current: TokenSet, rt: string, id: string | undefined): Promise<Refreshed> {
     const digest = await tokenDigest(rt);
     const known = this.#outcomes.get(digest);
     if (known?.tokens) return { tokens: known.tokens, redeemed: true };
