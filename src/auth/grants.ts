@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { OpenBankingError } from '../errors/base.js';
-import { AbortError, ConnectionError, neverWritten, TimeoutError, ValidationError } from '../errors/base.js';
+import { AbortError, ConnectionError, neverWritten, ValidationError } from '../errors/base.js';
 import { OAuthError } from '../errors/base.js';
 import type { EventHub } from '../core/events.js';
 import { type AttemptObserver, type Exchange, noAnswer, send } from '../core/http.js';
