@@ -1,8 +1,9 @@
-import { Auth } from './auth/auth.js';
-import { CustomerRefresh } from './auth/customer-refresh.js';
+import { Auth } from './auth/ob-auth.js';
+import { CustomerRefresh, type Refreshed } from './auth/customer-refresh.js';
 import { CustomerSession, type CustomerSessionOptions, SessionTokens } from './auth/customer-session.js';
-import type { GrantContext } from './auth/grant.js';
-import { ClientCredentialsTokens, fleetGrantGuard, type TokenSetInput } from './auth/tokens.js';
+import { type GrantContext, requestGrant } from './auth/grants.js';
+import { ClientCredentialsTokens, fleetGrantGuard } from './auth/client-credentials.js';
+import type { TokenSetInput } from './auth/token-cache.js';
 import type { FetchRegistrationParams, RegisterParams, Registration } from './auth/registration.js';
 import { fetchRegistration, register } from './auth/registration.js';
 import type { APIPromise } from './core/promise.js';
@@ -33,6 +34,8 @@ interface ClientState {
   clientTokens: ClientCredentialsTokens;
   /** The customer refresh protocol's side of this client: its claims, and the claims it saw. */
   customerRefresh: CustomerRefresh;
+  /** Its sessions' refreshes in flight, by refresh token: the sessions holding one refresh token make one. */
+  customerRefreshes: Map<string, Promise<Refreshed>>;
   /** The `fleet` option as given. */
   fleet: FleetStore | undefined;
 }
@@ -71,14 +74,15 @@ export class OpenBanking extends Namespaces {
   constructor(options: ClientOptions) {
     const config = resolveOptions(options);
     const grant = grantContext(config);
-    const auth = new Auth({ grant, endpoints: config.endpoints, redirectUri: config.redirectUri, sleep: config.sleep });
+    const auth = new Auth({ grant, redirectUri: config.redirectUri, sleep: config.sleep });
     const { fleet, fleetLockTtl, store } = config;
     const state: ClientState = {
       config,
       crypto: new FieldCrypto(config),
       // With a fleet: one client-credentials grant per scope set across every process.
-      clientTokens: new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore, fleet && fleetGrantGuard(fleet, fleetLockTtl)),
-      customerRefresh: new CustomerRefresh({ instance: instanceId(), store, lockTtlMs: fleetLockTtl, now: () => config.now(), grant: (refreshToken) => auth.refresh(refreshToken) }),
+      clientTokens: new ClientCredentialsTokens(grant, config.tokenStore, fleet && fleetGrantGuard(fleet, fleetLockTtl)),
+      customerRefresh: new CustomerRefresh({ instance: instanceId(), store, lockTtlMs: fleetLockTtl, now: () => config.now(), grant: (refreshToken) => requestGrant(grant, { kind: 'refresh_token', refreshToken }) }),
+      customerRefreshes: new Map(),
       fleet: options.fleet,
     };
     state.runner = runnerFor(state, undefined);
@@ -225,7 +229,7 @@ export class OpenBanking extends Namespaces {
    */
   forCustomer(tokens: TokenSetInput, options?: CustomerSessionOptions): CustomerSession {
     const state = this.#state;
-    const session = new SessionTokens(state.customerRefresh, () => state.config.now(), tokens, options);
+    const session = new SessionTokens(state.customerRefresh, state.customerRefreshes, () => state.config.now(), tokens, options);
     return new CustomerSession({
       runner: runnerFor(state, session.bearer, () => session.consent.scopes, (bearer) => session.gate(bearer)),
       tokens: session,
@@ -282,7 +286,8 @@ function requestScopes(params: RequestParams): Scope[] {
 
 /** What a grant needs from the client's options. */
 function grantContext(c: ResolvedOptions): GrantContext {
-  return { clientId: c.clientId, clientSecret: c.clientSecret, authUrl: c.authUrl, fetch: c.fetch, timeout: c.timeout, maxResponseBytes: c.maxResponseBytes, now: c.now, events: c.events, secrets: c.secrets, loopback: isLoopbackHost(new URL(c.authUrl).hostname) };
+  const { clientId, clientSecret, authUrl, fetch, timeout, maxResponseBytes, now, events, secrets, endpoints } = c;
+  return { clientId, clientSecret, authUrl, fetch, timeout, maxResponseBytes, now, events, secrets, endpoints, loopback: isLoopbackHost(new URL(authUrl).hostname) };
 }
 
 /**

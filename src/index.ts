@@ -29,7 +29,8 @@ export type { Logger, LogLevel } from './core/logger.js';
 export type { SignatureEncoding } from './crypto/bytes.js';
 export type { Sleep } from './core/retry-timing.js';
 export { SCOPES, type Scope, type ScopeInput } from './core/scopes.js';
-export { MemoryTokenStore, type TokenSet, type TokenSetInput, type TokenStore } from './auth/tokens.js';
+export { MemoryTokenStore, type TokenStore } from './auth/client-credentials.js';
+export type { TokenSet, TokenSetInput } from './auth/token-cache.js';
 export { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './core/store.js';
 export {
   Auth,
@@ -38,12 +39,12 @@ export {
   type ExchangeCodeParams,
   type GrantOptions,
   type PollDeviceTokenOptions,
-} from './auth/auth.js';
-export { createAuthorizationRequest } from './auth/authorization.js';
-export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/authorization.js';
-export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization.js';
+} from './auth/ob-auth.js';
+export { createAuthorizationRequest } from './auth/pkce.js';
+export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/pkce.js';
+export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/pkce.js';
 export { CustomerSession, type CustomerConsent, type CustomerSessionOptions } from './auth/customer-session.js';
-export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/flows.js';
+export type { DeviceAuthorization, DeviceConsentMetadata } from './auth/ob-auth.js';
 export {
   normaliseRegistration,
   type FetchRegistrationParams,

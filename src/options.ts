@@ -1,4 +1,4 @@
-import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/tokens.js';
+import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/client-credentials.js';
 import { type FieldCipher, plaintextCipher } from './crypto/ciphers.js';
 import * as z from 'zod/mini';
 import { functionOption, HEADER_NAME, headerText, isRecord, methodsOption, optionText, parse, pathOption, quoted, rule, urlOption, wholeTimeoutMs } from './core/validation.js';

@@ -4,9 +4,9 @@
  * client secret; pulls in no HTTP client, schema library or cipher.
  * @module openbanking-ng/pkce
  */
-export { createAuthorizationRequest } from './auth/authorization.js';
-export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/authorization.js';
-export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/authorization.js';
+export { createAuthorizationRequest } from './auth/pkce.js';
+export { parseAuthorizationCallback, type AuthorizationCallback, type AuthorizationCallbackOptions } from './auth/pkce.js';
+export type { AuthorizationRequest, AuthorizationRequestParams } from './auth/pkce.js';
 export type { ValidationIssue } from './errors/base.js';
 export { OAuthError, isOAuthError, type OAuthErrorCode } from './errors/base.js';
 export { ValidationError, isValidationError } from './errors/base.js';

@@ -2,7 +2,7 @@
 // client-credentials tokens and `cards`, without the OAuth flows, customer sessions, registration
 // and the other namespaces that `OpenBanking` carries). Built from the sources, as a measure of
 // how far a different public surface could go; the package offers no such client.
-import { ClientCredentialsTokens } from '../../src/auth/tokens.ts';
+import { ClientCredentialsTokens } from '../../src/auth/client-credentials.ts';
 import { Transport } from '../../src/core/transport.ts';
 import { resolveOptions } from '../../src/options.ts';
 import { Cards } from '../../src/resources/cards.ts';
@@ -10,13 +10,13 @@ import { OperationRunner } from '../../src/resources/runner.ts';
 import { card } from './card.js';
 
 const config = resolveOptions({ clientId: 'client-id', clientSecret: 'client-secret', environment: 'sandbox', dangerouslyAllowBrowser: true });
-const grant = { clientId: config.clientId, clientSecret: config.clientSecret, authUrl: config.authUrl, fetch: config.fetch, timeout: config.timeout, now: config.now };
-const tokens = new ClientCredentialsTokens(grant, config.endpoints.clientCredentials, config.tokenStore);
+const grant = { clientId: config.clientId, clientSecret: config.clientSecret, authUrl: config.authUrl, fetch: config.fetch, timeout: config.timeout, now: config.now, endpoints: config.endpoints, loopback: false };
+const tokens = new ClientCredentialsTokens(grant, config.tokenStore);
 const runner = new OperationRunner({
   transport: new Transport(config),
   endpoints: config.endpoints,
   scopes: (op) => op.scopes,
-  clientBearer: (scopes) => ({ token: () => tokens.get(scopes).then((t) => t.access_token), renew: (rejected) => tokens.renew(scopes, rejected).then((t) => t.access_token) }),
+  clientBearer: (scopes) => tokens.source(scopes),
   customerBearer: undefined,
 });
 new Cards(runner)

@@ -1,8 +1,8 @@
 import { ConnectionError, ConsentEndedError, type ConsentEndedReason, OAuthError, OpenBankingError } from '../errors/index.js';
 import { sha256 } from '../crypto/bytes.js';
-import { type FleetAccess, keyPart, pause, StoreFailure } from '../core/store.js';
-import { grantNotRedeemed } from './grant.js';
-import { parseTokenSet, type TokenSet } from './tokens.js';
+import { type FleetAccess, keyPart, StoreFailure } from '../core/store.js';
+import { grantNotRedeemed } from './grants.js';
+import { grantedScopes, parseTokenSet, type TokenSet, waitTurns } from './token-cache.js';
 
 // The customer refresh protocol, in the words of docs/scaling.md ("One refresh per customer"):
 // a refresh token is redeemed at most once across the fleet, under any store fault, stall or
@@ -62,19 +62,13 @@ export interface RefreshContext {
   lockTtlMs: number;
   /** The client's clock (ms): how long a claim has been seen without an outcome. */
   now(): number;
-  /** The refresh grant (`ob.auth.refresh`). */
+  /** The refresh grant. */
   grant(refreshToken: string): Promise<TokenSet>;
 }
 
 /** SHA-256 of a token, hex: how a claim and an ending name a refresh token. */
 export async function tokenDigest(token: string): Promise<string> {
   return sha256(token);
-}
-
-/** The scopes `tokens` carries, in the order given, or undefined when it has no `scope`. */
-export function grantedScopes(tokens: TokenSet | undefined): string[] | undefined {
-  const scope = tokens?.scope;
-  return typeof scope === 'string' ? [...new Set(scope.split(/\s+/).filter((s) => s.length > 0))] : undefined;
 }
 
 const WAIT = Symbol('wait');
@@ -99,14 +93,15 @@ export const steps = {
 };
 
 /**
- * A client's side of the protocol: the claims it holds (a grant in flight is shared by every
- * session of the client holding that refresh token), the outcomes of its own claims, and the
- * claims of others it has seen without an outcome.
+ * A client's side of the protocol: the outcomes of its own claims and the claims of others it has
+ * seen without an outcome. Its sessions run it once per refresh token at a time (their token caches
+ * share the runs in flight): a second run beside the first would find this client's own claim
+ * without an outcome and send the token again, so it is refused.
  */
 export class CustomerRefresh {
   readonly #ctx: RefreshContext;
-  /** Refreshes in flight by refresh token: one per token in this client, whatever the number of sessions. */
-  readonly #flights = new Map<string, Promise<Refreshed>>();
+  /** Refresh tokens this client runs the protocol for now. */
+  readonly #running = new Set<string>();
   /** This client's claims that ended, by digest: never sent again by any of its sessions. */
   readonly #outcomes = new Map<string, { outcome: ClaimOutcome; tokens?: TokenSet; error?: ConsentEndedError }>();
   /** Claims of other clients seen without an outcome, by digest: since when (the client's clock). */
@@ -136,38 +131,38 @@ export class CustomerRefresh {
    * with `id`: redeemed by this client, or taken up from the claimer. Rejects with
    * `ConsentEndedError` when the consent ended, `OAuthError` when the identity host refused
    * otherwise, `ConnectionError` when the store or the claimer kept it waiting past the lock's TTL.
+   * Refused, before anything is read or sent, while this client runs it for the same refresh token.
    */
-  refresh(current: TokenSet, id: string | undefined): Promise<Refreshed> {
+  async next(current: TokenSet, id: string | undefined): Promise<Refreshed> {
     const rt = current.refresh_token!;
-    let flight = this.#flights.get(rt);
-    if (flight === undefined) {
-      flight = this.#refresh(current, rt, id).finally(() => this.#flights.delete(rt));
-      this.#flights.set(rt, flight);
+    if (this.#running.has(rt)) throw new OpenBankingError('A customer refresh ran twice at once for one refresh token in one client; nothing was sent');
+    this.#running.add(rt);
+    try {
+      return await this.#next(current, rt, id);
+    } finally {
+      this.#running.delete(rt);
     }
-    return flight;
   }
 
-  async #refresh(current: TokenSet, rt: string, id: string | undefined): Promise<Refreshed> {
+  async #next(current: TokenSet, rt: string, id: string | undefined): Promise<Refreshed> {
     const digest = await tokenDigest(rt);
     const known = this.#outcomes.get(digest);
     if (known?.tokens) return { tokens: known.tokens, redeemed: true };
     if (known?.error) throw known.error;
-    const started = Date.now();
     let failure: StoreFailure | undefined;
     let unopened = false;
-    for (let round = 0; ; round++) {
+    const look = async (): Promise<Refreshed | undefined> => {
       try {
         const step = await this.#look(current, rt, digest, id);
-        if (step !== WAIT) return step;
+        return step === WAIT ? undefined : step;
       } catch (error) {
         if (!(error instanceof StoreFailure)) throw error;
         failure = error;
         unopened ||= error.unopened;
+        return undefined;
       }
-      const waited = Date.now() - started;
-      if (waited >= this.#ctx.lockTtlMs) throw waitedOut(waited, failure, unopened);
-      await pause(Math.min(100, 10 * (round + 1)));
-    }
+    };
+    return waitTurns(look, this.#ctx.lockTtlMs, (waited) => Promise.reject(waitedOut(waited, failure, unopened)));
   }
 
   /** 1. Look: take the customer's lock (while another holds it, follow the claim), read the claim on the refresh token. */

@@ -2,15 +2,16 @@ import type { APIPromise } from '../core/promise.js';
 import type { RequestOptions } from '../core/validation.js';
 import type { BearerSource } from '../core/http.js';
 import type { RequestParams } from '../core/operation.js';
-import { ConsentEndedError, OAuthError, ValidationError } from '../errors/index.js';
+import { ConsentEndedError, OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
 import { sessionMemory } from '../errors/secret-memory.js';
 import { Namespaces } from '../resources/namespaces.js';
 import type { OperationRunner } from '../core/call.js';
-import { type CustomerRefresh, endedElsewhere, grantedScopes } from './customer-refresh.js';
-import { checkCustomerTokens, isFresh, type TokenSet, type TokenSetInput } from './tokens.js';
+import { type CustomerRefresh, endedElsewhere, type Refreshed } from './customer-refresh.js';
+import { checkTokenSet, grantedScopes, isFresh, TokenCache, type TokenSet, type TokenSetInput } from './token-cache.js';
 
-// A customer session: its tokens, its one state, its one refresh in flight. The refresh itself
-// (claim, wait, take-up across a fleet) is customer-refresh.ts.
+// A customer session: its tokens as the caller hands them over, its one state, and its token cache
+// (one refresh in flight). The refresh itself (claim, wait, take-up across a fleet) is
+// customer-refresh.ts.
 
 /**
  * Options of `ob.forCustomer`.
@@ -56,16 +57,33 @@ export interface CustomerConsent {
 }
 
 /**
- * Where a session stands. `active`: its tokens are used (refreshed when due); `refreshing`: one
- * refresh in flight, every call waits for it; `ended`: the consent ended, every call rejects
- * unsent until `setTokens`; `refused`: the tokens given were bad, or the identity host refused
- * the refresh otherwise (never retried), until `setTokens`.
+ * A customer's tokens and session options as the caller handed them over, normalised (`expires_at`
+ * from `expires_in`), and the `ValidationError` every call of the session rejects with when they
+ * are bad.
  */
-type SessionState =
-  | { name: 'active' }
-  | { name: 'refreshing'; flight: Promise<TokenSet> }
-  | { name: 'ended'; error: ConsentEndedError }
-  | { name: 'refused'; error: OAuthError | ValidationError };
+function checkCustomerTokens(tokens: unknown, options: unknown, nowMs: number): { tokens: TokenSet; invalid: ValidationError | undefined } {
+  const issues: ValidationIssue[] = [];
+  const set = checkTokenSet(issues, tokens, nowMs);
+  const add = (path: string, message: string, code = 'invalid_type') => issues.push({ path, message, code });
+  if (set !== undefined && options !== undefined) {
+    const o = options as { onTokens?: unknown; onConsentEnded?: unknown; id?: unknown } | null;
+    if (typeof options !== 'object' || o === null) add('options', 'must be an object { onTokens, onConsentEnded, id }');
+    else {
+      if (o.onTokens !== undefined && typeof o.onTokens !== 'function') add('options.onTokens', 'must be a function');
+      if (o.onConsentEnded !== undefined && typeof o.onConsentEnded !== 'function') add('options.onConsentEnded', 'must be a function');
+      if (o.id !== undefined && (typeof o.id !== 'string' || !/^[\x21-\x7e]{1,200}$/.test(o.id))) add('options.id', 'must be 1 to 200 visible ASCII characters (no spaces)', 'invalid_format');
+    }
+  }
+  return { tokens: set ?? (tokens as TokenSet), invalid: issues.length > 0 ? new ValidationError('Invalid customer tokens', issues) : undefined };
+}
+
+/**
+ * Where a session stands. `active`: its tokens are used (refreshed when due, every call waiting for
+ * the one refresh in flight); `ended`: the consent ended, every call rejects unsent until
+ * `setTokens`; `refused`: the tokens given were bad, or the identity host refused the refresh
+ * otherwise (never retried), until `setTokens`.
+ */
+type SessionState = { name: 'active' } | { name: 'ended'; error: ConsentEndedError } | { name: 'refused'; error: OAuthError | ValidationError };
 
 /** How many sets taken up from other clients a refresh follows before the one it gets is fresh. */
 const TAKE_UP_ROUNDS = 3;
@@ -76,11 +94,12 @@ const TAKE_UP_ROUNDS = 3;
  */
 export class SessionTokens {
   // Private fields, never own properties: they hold the tokens.
-  readonly #refresh: CustomerRefresh;
   readonly #now: () => number;
   readonly #id: string | undefined;
+  readonly #claims: CustomerRefresh;
   readonly #onTokens: CustomerSessionOptions['onTokens'];
   readonly #onConsentEnded: CustomerSessionOptions['onConsentEnded'];
+  readonly #cache: TokenCache<Refreshed>;
   #tokens: TokenSet;
   /** Masks this session's tokens in any text for as long as the session lives, whatever else the process remembers. */
   readonly #secrets = sessionMemory();
@@ -88,14 +107,18 @@ export class SessionTokens {
   /** Bumped whenever the caller replaces the tokens: a late refresh or ending cannot touch the new ones. */
   #generation = 0;
 
-  /** The token source API calls use: a fresh token at once, anything else through the state. */
+  /** The token source API calls use: a fresh token at once, anything else through the state and the cache. */
   readonly bearer: BearerSource = {
-    token: () => (this.#state.name === 'active' && this.#id === undefined && isFresh(this.#tokens, this.#now()) ? Promise.resolve(this.#tokens.access_token) : this.#token()),
-    renew: (rejected) => this.#renew(rejected),
+    token: () =>
+      this.#state.name === 'active' && this.#id === undefined && !this.#cache.refreshing && isFresh(this.#tokens, this.#now())
+        ? Promise.resolve(this.#tokens.access_token)
+        : perCall(() => this.#cache.token()),
+    renew: (rejected) => perCall(() => (this.#assertUsable(), this.#cache.renew(rejected))),
   };
 
-  constructor(refresh: CustomerRefresh, now: () => number, tokens: TokenSetInput, options?: CustomerSessionOptions) {
-    this.#refresh = refresh;
+  /** @param refreshes - the client's refreshes in flight, by refresh token: its sessions holding one refresh token make one. */
+  constructor(claims: CustomerRefresh, refreshes: Map<string, Promise<Refreshed>>, now: () => number, tokens: TokenSetInput, options?: CustomerSessionOptions) {
+    this.#claims = claims;
     this.#now = now;
     this.#id = typeof options?.id === 'string' ? options.id : undefined;
     this.#onTokens = typeof options?.onTokens === 'function' ? options.onTokens : undefined;
@@ -103,6 +126,19 @@ export class SessionTokens {
     const checked = checkCustomerTokens(tokens, options, now());
     this.#tokens = this.#held(checked.tokens);
     this.#state = checked.invalid ? { name: 'refused', error: checked.invalid } : { name: 'active' };
+    this.#cache = new TokenCache<Refreshed>(
+      {
+        // Every call passes the session's state first (and, with an id, the endings of the fleet).
+        read: () => this.#gate().then(() => this.#tokens),
+        // Inside the margin but still valid, and nothing to refresh with: used until it expires.
+        usable: (set) => isFresh(set, now()) || (set.refresh_token === undefined && set.expires_at > now() / 1000),
+        key: (set) => set?.refresh_token ?? noRefreshToken(),
+        provide: (set) => claims.next(set!, this.#id),
+        adopt: (answer, before) => this.#adopt(answer, before!, this.#generation),
+        invalidate: () => undefined,
+      },
+      refreshes,
+    );
   }
 
   /** The current token set (a copy). */
@@ -120,17 +156,13 @@ export class SessionTokens {
     const checked = checkCustomerTokens(tokens, undefined, this.#now());
     this.#tokens = this.#held(checked.tokens);
     this.#state = checked.invalid ? { name: 'refused', error: checked.invalid } : { name: 'active' };
+    this.#cache.reset();
     this.#generation++;
   }
 
   /** Refreshes now (sharing a refresh in flight); resolves to a copy of the new set. */
   async refresh(): Promise<TokenSet> {
-    try {
-      this.#assertUsable();
-      return { ...(await this.#refreshOnce()) };
-    } catch (error) {
-      throw perCall(error);
-    }
+    return { ...(await perCall(() => (this.#assertUsable(), this.#cache.refresh(this.#tokens)))) };
   }
 
   /**
@@ -152,39 +184,14 @@ export class SessionTokens {
     return { expires_at: t.expires_at, scope: t.scope, refreshable: typeof t.refresh_token === 'string' };
   }
 
-  async #token(): Promise<string> {
-    try {
-      await this.#gate();
-      const tokens = this.#tokens;
-      const now = this.#now();
-      if (this.#state.name !== 'refreshing' && isFresh(tokens, now)) return tokens.access_token;
-      // Inside the margin but still valid, and nothing to refresh with.
-      if (this.#state.name !== 'refreshing' && tokens.refresh_token === undefined && tokens.expires_at > now / 1000) return tokens.access_token;
-      return (await this.#refreshOnce()).access_token;
-    } catch (error) {
-      throw perCall(error);
-    }
-  }
-
-  /** A token to use after the API refused `rejected`: another call's replacement, or a refreshed one. */
-  async #renew(rejected: string): Promise<string> {
-    try {
-      this.#assertUsable();
-      if (this.#state.name !== 'refreshing' && this.#tokens.access_token !== rejected) return await this.#token();
-      return (await this.#refreshOnce()).access_token;
-    } catch (error) {
-      throw perCall(error);
-    }
-  }
-
   /** Rejects when the session cannot call: bad tokens, an ended consent, or (with an id) an ending recorded for its refresh token. */
   async #gate(): Promise<void> {
     this.#assertUsable();
     if (this.#id === undefined) return;
     const generation = this.#generation;
     const tokens = this.#tokens;
-    const ending = await this.#refresh.ending(this.#id);
-    if (ending === undefined || generation !== this.#generation || !(await this.#refresh.ends(ending, tokens))) return;
+    const ending = await this.#claims.ending(this.#id);
+    if (ending === undefined || generation !== this.#generation || !(await this.#claims.ends(ending, tokens))) return;
     if (generation !== this.#generation) return; // new tokens arrived meanwhile
     throw this.#end(endedElsewhere(grantedScopes(tokens) ?? ending.scopes, ending.reason));
   }
@@ -199,26 +206,15 @@ export class SessionTokens {
     if (state.name === 'ended' || state.name === 'refused') throw state.error;
   }
 
-  /** The one refresh in flight: `refreshing` until it settles, then `active`, `ended` or `refused`. */
-  #refreshOnce(): Promise<TokenSet> {
-    if (this.#state.name === 'refreshing') return this.#state.flight;
-    if (this.#tokens.refresh_token === undefined) {
-      return Promise.reject(new OAuthError('no_refresh_token', 'the customer access token has expired or was refused, and the session has no refresh token: run the authorization again'));
-    }
-    const flight: Promise<TokenSet> = this.#run(this.#tokens, this.#generation).finally(() => {
-      if (this.#state.name === 'refreshing' && this.#state.flight === flight) this.#state = { name: 'active' };
-    });
-    this.#state = { name: 'refreshing', flight };
-    return flight;
-  }
-
-  async #run(before: TokenSet, generation: number): Promise<TokenSet> {
-    let fresh: TokenSet = before;
-    let redeemed = false;
+  /** This session's side of a refresh: the set that follows `before` taken (or the failure's state), once however many calls wait. */
+  async #adopt(answer: Promise<Refreshed>, before: TokenSet, generation: number): Promise<TokenSet> {
+    let fresh: TokenSet;
+    let redeemed: boolean;
     try {
+      ({ tokens: fresh, redeemed } = await answer);
       // A set taken up from another client may be due already: follow it to a fresh one.
-      for (let round = 0; round < TAKE_UP_ROUNDS && !redeemed && (round === 0 || !isFresh(fresh, this.#now())); round++) {
-        ({ tokens: fresh, redeemed } = await this.#refresh.refresh(fresh, this.#id));
+      for (let round = 1; round < TAKE_UP_ROUNDS && !redeemed && !isFresh(fresh, this.#now()); round++) {
+        ({ tokens: fresh, redeemed } = await this.#cache.next(fresh));
       }
     } catch (error) {
       if (generation !== this.#generation) throw error; // replaced meanwhile: the new tokens' state stands
@@ -245,27 +241,30 @@ export class SessionTokens {
   #end(error: ConsentEndedError): ConsentEndedError {
     if (this.#state.name === 'ended') return this.#state.error;
     this.#state = { name: 'ended', error };
-    notifyEnded(this.#onConsentEnded, error);
+    try {
+      void Promise.resolve(this.#onConsentEnded?.(error)).catch(() => undefined);
+    } catch {
+      // the app's handler failed: the session is ended all the same, and its calls are unchanged
+    }
     return error;
   }
 }
 
-/** Each waiting call gets its own error object (the pipeline stamps the call's idempotency key on it). */
-function perCall(error: unknown): unknown {
-  if (error instanceof ConsentEndedError) {
-    return new ConsentEndedError(error.errorDescription, error.scopes, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error, reason: error.reason });
-  }
-  if (error instanceof OAuthError) return new OAuthError(error.error, error.errorDescription, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
-  return error;
+/** A set without a refresh token has nothing to refresh by. */
+function noRefreshToken(): never {
+  throw new OAuthError('no_refresh_token', 'the customer access token has expired or was refused, and the session has no refresh token: run the authorization again');
 }
 
-/** Calls the app's `onConsentEnded`; a handler that throws or rejects never changes the calls. */
-function notifyEnded(handler: ((error: ConsentEndedError) => unknown) | undefined, error: ConsentEndedError): void {
-  if (!handler) return;
+/** Runs `step`; each waiting call gets its own error object (the pipeline stamps the call's idempotency key on it). */
+async function perCall<T>(step: () => Promise<T>): Promise<T> {
   try {
-    void Promise.resolve(handler(error)).catch(() => undefined);
-  } catch {
-    // the app's handler failed: the session is ended all the same
+    return await step();
+  } catch (error) {
+    if (error instanceof ConsentEndedError) {
+      throw new ConsentEndedError(error.errorDescription, error.scopes, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error, reason: error.reason });
+    }
+    if (error instanceof OAuthError) throw new OAuthError(error.error, error.errorDescription, { ...(error.status !== undefined ? { status: error.status } : {}), cause: error });
+    throw error;
   }
 }
 

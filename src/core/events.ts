@@ -221,11 +221,9 @@ export class CallObservation implements AttemptObserver {
 
 /**
  * Runs one grant request watched: the instrumentations' grant traces around it, then a `token`
- * event (`scopes`: those asked for, else those granted, else `[]`). `what` is how the grant module
- * names the grant (`'refresh token grant'` → `refresh_token`).
+ * event of kind `grant` (`scopes`: those asked for, else those granted, else `[]`).
  */
-export function observeGrant<T>(hub: Hub, what: string, scope: string | undefined, run: (observe: AttemptObserver | undefined) => Promise<T>): Promise<T> {
-  const grant = what.replace(/ grant$/, '').replace(/ /g, '_') as TokenGrant;
+export function observeGrant<T>(hub: Hub, grant: TokenGrant, scope: string | undefined, run: (observe: AttemptObserver | undefined) => Promise<T>): Promise<T> {
   const asked = scope?.split(' ').filter(Boolean) ?? [];
   const began = elapsed();
   const traces: GrantTrace[] = tracesOf(hub, (tap) => tap.grant(grant));

@@ -1,38 +1,20 @@
 import * as oauth from 'oauth4webapi';
 import { OpenBankingError } from '../errors/base.js';
-import { AbortError, ConnectionError, neverWritten, TimeoutError, ValidationError } from '../errors/base.js';
+import { AbortError, ConnectionError, neverWritten, ValidationError } from '../errors/base.js';
 import { OAuthError } from '../errors/base.js';
 import type { EventHub } from '../core/events.js';
 import { type AttemptObserver, exchange, type Exchange, noAnswer, send } from '../core/http.js';
-import { isLoopbackHost } from '../core/config.js';
+import type { Endpoints } from '../core/config.js';
+import type { TokenGrant } from '../core/event-types.js';
 import { maskText } from '../errors/redact.js';
 import type { SecretMemory } from '../errors/secret-memory.js';
 import { describeNetworkFailure, scrubCause } from '../errors/base.js';
 import { observeGrant } from '../core/events.js';
+import type { TokenSet } from './token-cache.js';
 
-// The grants at the identity host's token endpoints (client credentials, authorization code,
-// refresh), made by oauth4webapi with the SDK's ky as its fetch: what a grant runs with, its
-// answer as a token set, its failures as SDK errors. The device-code grant (a polling loop) is flows.ts's.
-
-/**
- * An OAuth 2.0 token set. `expires_at` is in Unix seconds and is computed by the SDK from
- * `expires_in` when the token is received.
- * @group OAuth
- */
-export interface TokenSet {
-  /** The bearer token. */
-  access_token: string;
-  /** `Bearer`. */
-  token_type: string;
-  /** Lifetime in seconds as the server gave it. */
-  expires_in: number;
-  /** Expiry as Unix seconds. */
-  expires_at: number;
-  /** For the authorization-code flow: exchanges for a new set; rotates on every use. */
-  refresh_token?: string;
-  /** Granted scopes, space-separated. */
-  scope?: string;
-}
+// The requests to the identity host that oauth4webapi makes with the SDK's ky as its fetch: the
+// grants at the token endpoints (one function, the kind as a value) and the device authorization
+// request; a grant's answer as a token set, its failures as SDK errors, and whether it redeemed.
 
 /** What a grant needs to reach the identity host. */
 export interface GrantContext {
@@ -49,8 +31,10 @@ export interface GrantContext {
   events?: EventHub | undefined;
   /** What the client remembers to mask: the tokens its grants bring. */
   secrets?: SecretMemory | undefined;
-  /** The identity host is on this machine (plain HTTP allowed), judged once for the client. */
-  loopback?: boolean | undefined;
+  /** The identity host's paths. */
+  endpoints: Endpoints;
+  /** The identity host is a loopback host: plain `http://` is allowed there. */
+  loopback: boolean;
 }
 
 /** An answer no grant can use: `OAuthError('server_error')`, with the status when it is the reason. */
@@ -107,10 +91,10 @@ export function authorizationServer(ctx: GrantContext, endpoint: Partial<oauth.A
 }
 
 /** Request options for oauth4webapi: ky as its fetch, and plain HTTP only on loopback. */
-function requestOptions(ctx: GrantContext, what: string, url: string, signal: AbortSignal | undefined, observe: AttemptObserver | undefined): oauth.TokenEndpointRequestOptions {
+function requestOptions(ctx: GrantContext, what: string, signal: AbortSignal | undefined, observe: AttemptObserver | undefined): oauth.TokenEndpointRequestOptions {
   return {
     [oauth.customFetch]: (input, init) => identityFetch(ctx, what, String(input), init, observe),
-    [oauth.allowInsecureRequests]: ctx.loopback ?? isLoopbackHost(new URL(url).hostname),
+    [oauth.allowInsecureRequests]: ctx.loopback,
     ...(signal ? { signal } : {}),
   };
 }
@@ -138,7 +122,7 @@ async function identityFetch(ctx: GrantContext, what: string, url: string, init:
   return new Response(empty ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** Where a grant goes and how it is watched. */
+/** Where a grant goes. */
 export interface GrantRequest {
   ctx: GrantContext;
   /** The endpoint's URL. */
@@ -146,21 +130,28 @@ export interface GrantRequest {
   signal?: AbortSignal | undefined;
   /** The scopes asked for, for the `token` event. */
   scope?: string | undefined;
-  /** A `token` event and a span (false for the device authorization request, which is not a grant). */
-  observed?: boolean;
+}
+
+/** What the identity host is asked through oauth4webapi: a grant, by its kind, or the device authorization request (no grant). */
+export type IdentityRequest = TokenGrant | 'device_authorization';
+
+/** How messages name a request: `'refresh token grant'`, `'device authorization request'`. */
+function describeRequest(kind: IdentityRequest): string {
+  return kind === 'device_authorization' ? 'device authorization request' : `${kind.replace(/_/g, ' ')} grant`;
 }
 
 /**
- * Runs one oauth4webapi grant with the SDK's request options and maps every failure to an SDK
- * error (see {@link oauthFailure}); with somebody watching the client, it is a `token` event and
- * its HTTP request a span of the instrumentations.
+ * Runs one oauth4webapi request with the SDK's request options and maps every failure to an SDK
+ * error (see {@link oauthFailure}); a grant, with somebody watching the client, is a `token` event
+ * of its kind and its HTTP request a span of the instrumentations.
  */
-export function runGrant<T>(what: string, request: GrantRequest, step: (options: oauth.TokenEndpointRequestOptions) => Promise<T>): Promise<T> {
+export function runGrant<T>(kind: IdentityRequest, request: GrantRequest, step: (options: oauth.TokenEndpointRequestOptions) => Promise<T>): Promise<T> {
   const { ctx, url, signal } = request;
-  const run = (observe?: AttemptObserver) => runMapped(what, () => step(requestOptions(ctx, what, url, signal, observe)), signal);
-  const hub = request.observed === false ? undefined : ctx.events;
+  const what = describeRequest(kind);
+  const run = (observe?: AttemptObserver) => runMapped(what, () => step(requestOptions(ctx, what, signal, observe)), signal);
+  const hub = kind === 'device_authorization' ? undefined : ctx.events;
   // Read as values, as a call does: an unwatched grant runs no code of the events module.
-  return hub && (hub.listening > 0 || hub.channel?.hasSubscribers === true) ? observeGrant(hub, what, request.scope, run) : run();
+  return hub && (hub.listening > 0 || hub.channel?.hasSubscribers === true) ? observeGrant(hub, kind as TokenGrant, request.scope, run) : run();
 }
 
 /** The identity host's refusals of a grant: a well-formed OAuth error (4xx with `error`), a challenge, a 429. */
@@ -207,57 +198,57 @@ function oauthFailure(what: string, error: unknown): OpenBankingError | undefine
   return undefined;
 }
 
-/**
- * Requests one client-credentials token set (POST `{auth_url}/oauth2/token`, `client_secret_post`,
- * `scope` when there is one).
- */
-export async function requestClientCredentials(ctx: GrantContext, tokenPath: string, scope: string, signal?: AbortSignal): Promise<TokenSet> {
-  const url = ctx.authUrl + tokenPath;
-  const as = authorizationServer(ctx, { token_endpoint: url });
-  const client: oauth.Client = { client_id: ctx.clientId };
-  const params = new URLSearchParams();
-  if (scope) params.set('scope', scope);
-  return runGrant('client credentials grant', { ctx, url, signal, scope }, async (options) => {
-    const response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), params, options);
-    return toTokenSet(await oauth.processClientCredentialsResponse(as, client, response), ctx.now(), ctx.secrets);
-  });
-}
+/** A grant at the identity host's token endpoints, by its `grant_type`: the kind names its event, span and messages. */
+export type Grant =
+  | { kind: 'client_credentials'; scope: string }
+  | { kind: 'authorization_code'; code: string; codeVerifier: string; redirectUri: string }
+  | { kind: 'refresh_token'; refreshToken: string }
+  | { kind: 'device_code'; deviceCode: string };
 
 /**
- * Exchanges an authorization code (POST `{auth_url}/oauth/token`, `grant_type=authorization_code`
- * with `client_id`, `client_secret`, `code`, `redirect_uri` and `code_verifier`).
+ * Makes one grant, `client_secret_post`: client credentials at `endpoints.clientCredentials`
+ * (`scope` when there is one), an authorization code (with `redirect_uri` and `code_verifier`) or a
+ * refresh token at `endpoints.token`, a device code at `endpoints.clientCredentials`. A refresh
+ * that is not rotated carries the refresh token given over into the new set.
  */
-export async function requestCodeExchange(
-  ctx: GrantContext,
-  tokenPath: string,
-  params: { code: string; codeVerifier: string; redirectUri: string },
-  signal?: AbortSignal,
-): Promise<TokenSet> {
+export async function requestGrant(ctx: GrantContext, grant: Grant, signal?: AbortSignal): Promise<TokenSet> {
+  const tokenPath = grant.kind === 'authorization_code' || grant.kind === 'refresh_token' ? ctx.endpoints.token : ctx.endpoints.clientCredentials;
   const url = ctx.authUrl + tokenPath;
   const as = authorizationServer(ctx, { token_endpoint: url });
   const client: oauth.Client = { client_id: ctx.clientId };
-  return runGrant('authorization code grant', { ctx, url, signal }, async (options) => {
-    // oauth4webapi takes the validated callback parameters; the backend only received the code
-    // (the browser already checked the state), so the parameters are rebuilt from it.
-    const callback = oauth.validateAuthResponse(as, client, new URLSearchParams({ code: params.code }), oauth.skipStateCheck);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), callback, params.redirectUri, params.codeVerifier, options);
-    return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response), ctx.now(), ctx.secrets);
-  });
-}
-
-/**
- * Refreshes a token set (POST `{auth_url}/oauth/token`, `grant_type=refresh_token` with
- * `client_id`, `client_secret` and `refresh_token`). When the server does not rotate the refresh
- * token, the one given is carried over so the new set can be refreshed again.
- */
-export async function requestRefresh(ctx: GrantContext, tokenPath: string, refreshToken: string, signal?: AbortSignal): Promise<TokenSet> {
-  const url = ctx.authUrl + tokenPath;
-  const as = authorizationServer(ctx, { token_endpoint: url });
-  const client: oauth.Client = { client_id: ctx.clientId };
-  return runGrant('refresh token grant', { ctx, url, signal }, async (options) => {
-    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(ctx.clientSecret), refreshToken, options);
-    const set = toTokenSet(await oauth.processRefreshTokenResponse(as, client, response), ctx.now(), ctx.secrets);
-    set.refresh_token ??= refreshToken;
+  const auth = oauth.ClientSecretPost(ctx.clientSecret);
+  const scope = grant.kind === 'client_credentials' ? grant.scope : undefined;
+  if (grant.kind === 'refresh_token') {
+    // A blank refresh token is refused as `ob.auth.refresh` refuses it, whoever asks: nothing is sent.
+    if (grant.refreshToken.trim() === '') throw new ValidationError('Invalid refresh', [{ path: 'refreshToken', message: 'must be a non-empty string', code: 'invalid_type' }]);
+    ctx.secrets?.remember('token', grant.refreshToken);
+  }
+  return runGrant(grant.kind, { ctx, url, signal, scope }, async (options) => {
+    const answer = await grantAnswer(as, client, auth, grant, options);
+    const set = toTokenSet(answer, ctx.now(), ctx.secrets);
+    if (grant.kind === 'refresh_token') set.refresh_token ??= grant.refreshToken;
     return set;
   });
+}
+
+/** oauth4webapi's request and check for one kind of grant. */
+async function grantAnswer(as: oauth.AuthorizationServer, client: oauth.Client, auth: oauth.ClientAuth, grant: Grant, options: oauth.TokenEndpointRequestOptions): Promise<TokenEndpointAnswer> {
+  switch (grant.kind) {
+    case 'client_credentials': {
+      const params = new URLSearchParams();
+      if (grant.scope) params.set('scope', grant.scope);
+      return oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, auth, params, options));
+    }
+    case 'authorization_code': {
+      // oauth4webapi takes the validated callback parameters; the backend only received the code
+      // (the browser already checked the state), so the parameters are rebuilt from it.
+      const callback = oauth.validateAuthResponse(as, client, new URLSearchParams({ code: grant.code }), oauth.skipStateCheck);
+      const response = await oauth.authorizationCodeGrantRequest(as, client, auth, callback, grant.redirectUri, grant.codeVerifier, options);
+      return oauth.processAuthorizationCodeResponse(as, client, response);
+    }
+    case 'refresh_token':
+      return oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, auth, grant.refreshToken, options));
+    case 'device_code':
+      return oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, auth, grant.deviceCode, options));
+  }
 }
