@@ -14,12 +14,14 @@
 // 2. Cold import: the median of many `node --input-type=module -e "await import('openbanking-ng')"`
 //    runs against bare `node -e ""`, interleaved, reported as a ratio. `--sdk-base` adds the import
 //    of another build (say, the previous release) to the same interleaved runs.
+// 3. Source lines (bench/lines.mjs, `npm run size:lines`): its one-line summary, last.
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { ensureBuild, root } from './build.mjs';
+import { countLines, summaryLine } from './lines.mjs';
 import { builtPackage, splitSizes } from './size/split.mjs';
 
 const BUDGETS = { pkce: 4_096 }; // DESIGN.md `sizes`: room for oauth4webapi's own callback checks
@@ -119,4 +121,5 @@ const ratio = median(times['openbanking-ng']) / bare;
 console.log(
   `\nsize: pkce ${fmt(sizes.pkce.gzip)} B gzip (≤ ${fmt(BUDGETS.pkce)}) · first call ${fmt(split.firstCall)} B (≤ ${fmt(SPLIT_BUDGETS.firstCall)}) · namespaces after cards +${fmt(ns.added)} B (≤ ${fmt(SPLIT_BUDGETS.namespaces)}) · whole client ${fmt(split.whole)} B (≤ ${fmt(SPLIT_BUDGETS.whole)}) · one bundle ${fmt(sizes['full-client'].gzip)} B · cold import ${fmt(ratio, 2)}× bare node (≤ 1.6, goal ≤ 1.5)`,
 );
+console.log(summaryLine(countLines()));
 if (sizes.pkce.gzip > BUDGETS.pkce || split.firstCall > SPLIT_BUDGETS.firstCall || split.whole > SPLIT_BUDGETS.whole || ns.added > SPLIT_BUDGETS.namespaces) process.exitCode = 1;

@@ -232,7 +232,9 @@ export const VARIANTS = {
 // `--sdk-base <dist/index.js of another build>[,<another>…]` adds those builds as variants
 // `sdk@<folder>`, for before/after figures from one run (bench/run.mjs passes the paths through
 // the environment, so that its children see them too).
+// The name is the folder holding that dist/, or the build's own folder when it is not called dist
+// (a copied build such as before-dist/).
 for (const file of process.env.BENCH_SDK_BASE?.split(',') ?? []) {
-  const name = `sdk@${basename(dirname(dirname(file)))}`;
-  VARIANTS[name] = { label: `openbanking-ng, build in ${basename(dirname(dirname(file)))}/`, setup: sdkVariant(pathToFileURL(file).href) };
+  const folder = basename(dirname(file)) === 'dist' ? basename(dirname(dirname(file))) : basename(dirname(file));
+  VARIANTS[`sdk@${folder}`] = { label: `openbanking-ng, build in ${folder}/`, setup: sdkVariant(pathToFileURL(file).href) };
 }
