@@ -17,7 +17,7 @@ import type { ClientEventListener, ClientEventName } from './core/event-types.js
 import type { FleetStore } from './core/store.js';
 import { ValidationError } from './errors/index.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
-import { OPERATION_SCOPES, type OperationName, templateOfPath } from './resources/namespaces.js';
+import { templateOfPath } from './resources/namespaces.js';
 import { Namespaces } from './resources/namespaces.js';
 import { OperationRunner } from './core/call.js';
 
@@ -256,18 +256,17 @@ function runnerFor(
   state: ClientState,
   customer: BearerSource | undefined,
   granted?: () => readonly string[] | undefined,
-  gate: (bearer: BearerSource) => BearerSource = (bearer) => bearer,
+  gate?: (bearer: BearerSource) => BearerSource,
 ): OperationRunner {
-  const overrides = state.config.operationScopes;
   return new OperationRunner({
     granted,
     clock: { now: state.config.now, sleep: state.config.sleep },
     config: state.config,
     crypto: state.crypto,
     endpoints: state.config.endpoints,
-    scopes: (op) => overrides[op.name] ?? OPERATION_SCOPES[op.name as OperationName],
-    // On a session, client credentials wait behind its state: an ended consent sends nothing.
-    clientBearer: (scopes) => gate(state.clientTokens.source(scopes)),
+    operationScopes: state.config.operationScopes,
+    clientTokens: state.clientTokens,
+    gate,
     customerBearer: customer,
   });
 }

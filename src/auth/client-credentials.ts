@@ -1,4 +1,4 @@
-import { scopeList } from '../core/scopes.js';
+import { OPERATION_SCOPES, scopeList } from '../core/scopes.js';
 import { type FleetAccess, MemoryFleetStore } from '../core/store.js';
 import { type GrantContext, requestGrant } from './grants.js';
 import { isFresh, parseTokenSet, TokenCache, type TokenSet, waitTurns } from './token-cache.js';
@@ -55,12 +55,15 @@ export class MemoryTokenStore implements TokenStore {
 /** Runs `produce` unless `read` finds the value, one holder at a time across a fleet. */
 export type GrantGuard = <T>(key: string, read: () => Promise<T | undefined>, produce: () => Promise<T>) => Promise<T>;
 
+/** The operations' own scope lists already in the form `scopeList` gives (frozen, so they stay so): used as they are. */
+const NORMAL_LISTS: WeakSet<readonly string[]> = new WeakSet(Object.values(OPERATION_SCOPES).filter((scopes) => scopes.join(' ') === scopeList(scopes).join(' ')));
+
 /** Grants in flight per token store, by key: clients sharing a store share one request. */
 const inFlight = new WeakMap<TokenStore, Map<string, Promise<TokenSet>>>();
 
 /** The store key of a client-credentials token: `openbanking-ng:<clientId>:<sorted scopes>`. */
 export function tokenKey(clientId: string, scopes: readonly string[]): string {
-  return `openbanking-ng:${clientId}:${scopeList(scopes).join(' ')}`;
+  return `openbanking-ng:${clientId}:${(NORMAL_LISTS.has(scopes) ? scopes : scopeList(scopes)).join(' ')}`;
 }
 
 /**
@@ -90,14 +93,14 @@ export class ClientCredentialsTokens {
     // An operation's scope list is one array for the client's life: found again without sorting it.
     let source = this.#byList.get(scopes);
     if (source !== undefined) return source;
-    const list = scopeList(scopes);
+    const list = NORMAL_LISTS.has(scopes) ? scopes : scopeList(scopes);
     source = this.#sources.get(list.join(' '));
     if (source === undefined) this.#sources.set(list.join(' '), (source = this.#cache(list)));
     this.#byList.set(scopes, source);
     return source;
   }
 
-  #cache(scopes: string[]): TokenCache {
+  #cache(scopes: readonly string[]): TokenCache {
     const ctx = this.#ctx;
     const store = this.#store;
     const key = tokenKey(ctx.clientId, scopes);

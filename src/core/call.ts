@@ -10,7 +10,7 @@ import { type BearerSource, exchange, type Exchange, noAnswer, send } from './ht
 import { checkRequestParams, DEFAULT_REQUEST_SECRET_FIELDS, type OperationDeclaration, type OperationSchemas, type RequestParams, scopeNotGranted } from './operation.js';
 import { type APIPromise, type Envelope, MAX_PAGES, type PagePromise, type Paging, summaryPages, type WithResponse } from './promise.js';
 import { renewalBackoff, type Sleep } from './retry-timing.js';
-import type { Scope } from './scopes.js';
+import { OPERATION_SCOPES, type OperationName, type Scope } from './scopes.js';
 import { bodyIssues, checkCallOptions, describeType, parse, parseOrThrow, type RequestOptions } from './validation.js';
 
 // One call of the API, read top to bottom: the precheck, options and body validated, the key and the
@@ -23,10 +23,12 @@ export interface CallContext {
   /** Secret fields of the client's calls, encrypted once per logical call and decrypted in answers. */
   crypto: FieldCrypto;
   endpoints: Endpoints;
-  /** The scopes an operation asks for (its default, or the `operationScopes` option's). */
-  scopes(op: OperationDeclaration): readonly Scope[];
-  /** The client's client-credentials token source for `scopes` (one per scope set, from its one cache). */
-  clientBearer(scopes: readonly Scope[]): BearerSource;
+  /** The `operationScopes` option: scopes that replace an operation's own. */
+  operationScopes: Readonly<Record<string, readonly Scope[]>>;
+  /** The client's client-credentials tokens: one token source per scope set, from its one cache. */
+  clientTokens: { source(scopes: readonly Scope[]): BearerSource };
+  /** On a session: client credentials wait behind its state (an ended consent sends nothing). */
+  gate?: ((bearer: BearerSource) => BearerSource) | undefined;
   /** The customer's token source on a session; undefined on the client. */
   customerBearer: BearerSource | undefined;
   /** On a session: the scopes the customer's token set grants (undefined when it names none). */
@@ -126,7 +128,7 @@ export class OperationRunner {
       ]);
     }
     if (bearer === this.#ctx.customerBearer) {
-      const refused = scopeNotGranted(op.name, this.#ctx.scopes(op), this.#ctx.granted?.());
+      const refused = scopeNotGranted(op.name, this.#scopes(op), this.#ctx.granted?.());
       if (refused) throw refused;
     }
     if (issues.length > 0) throw new ValidationError('Invalid path parameters', issues);
@@ -140,7 +142,13 @@ export class OperationRunner {
     const customer = this.#ctx.customerBearer;
     if (op.token === 'customer' && customer === undefined) return undefined;
     if (op.token !== 'client' && customer !== undefined) return customer;
-    return this.#ctx.clientBearer(this.#ctx.scopes(op));
+    const source = this.#ctx.clientTokens.source(this.#scopes(op));
+    return this.#ctx.gate ? this.#ctx.gate(source) : source;
+  }
+
+  /** The scopes `op` asks for: its own, or the `operationScopes` option's. */
+  #scopes(op: OperationDeclaration): readonly Scope[] {
+    return this.#ctx.operationScopes[op.name] ?? OPERATION_SCOPES[op.name as OperationName];
   }
 
   /** The call, observed when somebody watches (`ob.on`, an instrumentation, the diagnostics channel); otherwise nothing is built for events. */
