@@ -358,8 +358,14 @@ export interface OperationSchemas {
 /** A namespace's schemas by operation name. */
 export type SchemaTable = Readonly<Record<string, OperationSchemas>>;
 
-/** Declares an operation: its path parameters are read from the template. */
-export function defineOperation<const Name extends string>(spec: { readonly name: Name } & Omit<OperationDeclaration, 'params' | 'name'>): OperationDeclaration<Name> {
+/**
+ * Declares an operation: its path parameters are read from the template; its `schemas` are built
+ * by the given function on their first read (a getter), so that declaring builds no zod schema.
+ */
+export function defineOperation<const Name extends string>(spec: { readonly name: Name; readonly schemas: () => OperationSchemas } & Omit<OperationDeclaration, 'params' | 'name' | 'schemas'>): OperationDeclaration<Name> {
+  const { schemas: build, ...rest } = spec;
   const params = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-  return Object.freeze({ ...spec, params: Object.freeze(params) });
+  let schemas: OperationSchemas | undefined;
+  const declared = { ...rest, params: Object.freeze(params) };
+  return Object.freeze(Object.defineProperty(declared, 'schemas', { get: () => (schemas ??= build()), enumerable: true }) as OperationDeclaration<Name>);
 }

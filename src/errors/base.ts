@@ -208,7 +208,7 @@ export const isCipherError = /* @__PURE__ */ guard<CipherError>(['CipherError'])
  * What `transfers.retrieve` reads (`status` is open: `'SUCCESSFUL'`, `'PENDING'`, …).
  * The same shape as `TransferStatus` from the transfers namespace.
  */
-type TransferStatusRead = z.output<typeof S.transferStatusSchema>;
+type TransferStatusRead = z.output<ReturnType<typeof S.transferStatusSchema>>;
 
 /**
  * `session.transfers.waitForCompletion` reached its `timeout` while the transfer still read as
