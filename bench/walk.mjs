@@ -12,7 +12,8 @@
 // How: the process loads src/ from the sources through bench/walk/hooks.mjs (esbuild, each file
 // under its own path). It starts V8's precise coverage (call counts, function granularity), imports
 // the SDK, builds the client (and the session), takes the coverage once to reset the counts, makes
-// the call, and takes it again. A file counts when one of its functions other than the module's top
+// the call, and takes it again. An operation builds its schemas on its first use in a process: that
+// one-time build is done (and listed) before the reset, apart from the call. A file counts when one of its functions other than the module's top
 // level ran during the call: type imports and what modules evaluate when imported do not count. The
 // order is the order in which the call first entered each file, read from a probe the hooks put at
 // the start of every function body and class field initializer; a file the coverage counts but no
@@ -74,7 +75,11 @@ async function child(name) {
     call = () => customer.accounts.list();
   }
 
+  // The first use of an operation in a process builds its schemas once: measured apart from the call.
+  const { OPERATIONS } = await import(pathToFileURL(join(src, 'resources', 'namespaces.ts')).href);
   await session.post('Profiler.takePreciseCoverage'); // resets the counts: setup is not the call
+  void OPERATIONS.find((op) => op.name === (name === 'a' ? 'cards.create' : 'accounts.list')).schemas;
+  const build = ranFiles((await session.post('Profiler.takePreciseCoverage')).result);
   recording = true;
   await call();
   recording = false;
@@ -82,7 +87,15 @@ async function child(name) {
   await session.post('Profiler.stopPreciseCoverage');
   await redis?.quit();
 
-  const ran = new Map(); // file -> names of the functions that ran
+  const ran = ranFiles(result);
+  const files = [...entered.filter((f) => ran.has(f)), ...[...ran.keys()].filter((f) => !entered.includes(f)).sort()];
+  process.send({ files, unprobed: files.filter((f) => !entered.includes(f)), probedOnly: entered.filter((f) => !ran.has(f)), functions: Object.fromEntries(ran), schemaBuild: [...build.keys()] });
+  session.disconnect();
+}
+
+/** The files of src/ (the sandbox's excepted) whose functions other than the module's top level ran, with those functions' names. */
+function ranFiles(result) {
+  const ran = new Map();
   const prefix = pathToFileURL(src).href;
   for (const script of result) {
     if (!script.url.startsWith(prefix)) continue;
@@ -92,9 +105,7 @@ async function child(name) {
     const names = script.functions.filter((f) => f.ranges[0].startOffset > 0 && f.ranges[0].count > 0).map((f) => f.functionName || '(anonymous)');
     if (names.length > 0) ran.set(file, [...new Set(names)]);
   }
-  const files = [...entered.filter((f) => ran.has(f)), ...[...ran.keys()].filter((f) => !entered.includes(f)).sort()];
-  process.send({ files, unprobed: files.filter((f) => !entered.includes(f)), probedOnly: entered.filter((f) => !ran.has(f)), functions: Object.fromEntries(ran) });
-  session.disconnect();
+  return ran;
 }
 
 /** Starts the sandbox (and redis-server for c), runs each scenario in a child process, prints. */
@@ -153,6 +164,7 @@ async function parent() {
       console.log(`  ${String(i + 1).padStart(3)}. ${file}${r.unprobed.includes(file) ? '  (entered by no probe: listed by path)' : ''}${names}`);
     });
     if (r.probedOnly.length > 0) console.log(`  entered by a probe but not counted by the coverage: ${r.probedOnly.join(', ')}`);
+    console.log(`  before it, once per process: the operation's schemas built on first use, ${r.schemaBuild.length} files (${r.schemaBuild.join(', ')})`);
   }
   console.log(`\nwalk: ${results.map((r) => `(${r.name}) ${r.skipped ? 'skipped' : `${r.count} files (≤ ${r.target})`}`).join(' · ')}`);
 }

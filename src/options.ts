@@ -14,6 +14,7 @@ import { clientMemory } from './errors/secret-memory.js';
 import { RateLimiter } from './core/rate-limiter.js';
 import { type FleetAccess, type FleetStore, localAccess, MemoryFleetStore } from './core/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/namespaces.js';
+import { once } from './schemas/common.js';
 
 export { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, type Endpoints, type Environment, type HeaderNames, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
 
@@ -146,12 +147,12 @@ const FIXED_HEADERS = new Set(['authorization', 'signature', 'content-type', 'ac
 
 const FLEET_METHODS = ['get', 'set', 'compareAndSet', 'compareAndDelete', 'lock', 'unlock', 'take'] as const;
 
-const headerName = z.string().check(
+const headerName = once(() => z.string().check(
   z.regex(HEADER_NAME, { error: "must be a header name (letters, digits and !#$%&'*+-.^_`|~)" }),
   rule((name: string) => !FIXED_HEADERS.has(name.toLowerCase()), 'names a header the SDK already sends', 'invalid_value'),
-);
+));
 
-const scopeList = z
+const scopeList = once(() => z
   .custom<readonly Scope[]>(Array.isArray, { error: 'must be an array of scopes ([] for none)', params: { code: 'invalid_type' } })
   .check(
     rule(
@@ -159,10 +160,10 @@ const scopeList = z
       (issue) => `has names that are not scopes of the spec: ${issue.input.filter((s) => !(SCOPES as readonly unknown[]).includes(s)).map(quoted).join(', ')}`,
       'invalid_value',
     ),
-  );
+  ));
 
-/** Every option of {@link OpenBanking}, each checked alone; the rules between options follow in {@link resolveOptions}. */
-const clientOptions = z.strictObject({
+/** Every option of {@link OpenBanking}, each checked alone (built by the first client); the rules between options follow in {@link resolveOptions}. */
+const clientOptions = once(() => z.strictObject({
   clientId: optionText(),
   clientSecret: optionText(),
   previousClientSecrets: z.optional(z.array(z.string().check(z.minLength(1)))),
@@ -170,10 +171,10 @@ const clientOptions = z.strictObject({
   baseUrl: z.optional(urlOption()),
   authUrl: z.optional(urlOption()),
   endpoints: z.optional(z.strictObject(Object.fromEntries(Object.keys(DEFAULT_ENDPOINTS).map((name) => [name, z.optional(pathOption())])) as Record<keyof Endpoints, z.ZodMiniOptional<ReturnType<typeof pathOption>>>)),
-  operationScopes: z.optional(z.record(z.string().check(rule((name: string) => Object.hasOwn(OPERATION_SCOPES, name), 'is not a typed operation (see OPERATION_SCOPES for the names)', 'unrecognized_keys')), scopeList)),
+  operationScopes: z.optional(z.record(z.string().check(rule((name: string) => Object.hasOwn(OPERATION_SCOPES, name), 'is not a typed operation (see OPERATION_SCOPES for the names)', 'unrecognized_keys')), scopeList())),
   connectionId: z.optional(headerText()),
   participantId: z.optional(headerText()),
-  headerNames: z.optional(z.strictObject({ idempotencyKey: z.optional(headerName), connectionId: z.optional(headerName) })),
+  headerNames: z.optional(z.strictObject({ idempotencyKey: z.optional(headerName()), connectionId: z.optional(headerName()) })),
   redirectUri: z.optional(optionText().check(rule((uri: string) => URL.canParse(uri), 'must be an absolute URL', 'invalid_url'))),
   cipher: z.optional(methodsOption<FieldCipher>(['encrypt', 'decrypt'], 'must be a FieldCipher: an object with async encrypt(text) and decrypt(text)')),
   signatureEncoding: z.optional(z.enum(['hex', 'base64'])),
@@ -193,7 +194,7 @@ const clientOptions = z.strictObject({
   dangerouslyAllowBrowser: z.optional(z.boolean()),
   sleep: z.optional(functionOption<Sleep>()),
   now: z.optional(functionOption<() => number>()),
-});
+}));
 
 function isInBrowser(): boolean {
   const g = globalThis as { window?: { document?: unknown } };
@@ -226,7 +227,7 @@ export function resolveOptions(input: ClientOptions): ResolvedOptions {
   // The client's own memory of what to mask: its secret first, so that even a refusal of the options masks it.
   const secrets = clientMemory();
   if (typeof input?.clientSecret === 'string' && input.clientSecret.trim() !== '') secrets.remember('secret', input.clientSecret);
-  const { data: given, issues } = parse(clientOptions, input);
+  const { data: given, issues } = parse(clientOptions(), input);
   const all = isRecord(input) ? [...issues, ...crossIssues(input)] : issues;
   if (all.length > 0 || given === undefined) throw new ValidationError('Invalid OpenBanking options', all);
 

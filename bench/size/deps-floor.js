@@ -11,5 +11,5 @@ const client = { client_id: 'client-id' };
 oauth
   .clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost('client-secret'), new URLSearchParams({ scope: 'cards.create' }))
   .then((response) => oauth.processClientCredentialsResponse(as, client, response))
-  .then((token) => ky.post('https://api-sandbox.sparkle.fyi/openapi/v1/cards', { headers: { authorization: `Bearer ${token.access_token}`, 'idempotency-key': v4() }, json: createCardSchema.parse({}) }).json())
-  .then((envelope) => console.log(cardSchema.parse(envelope.data)));
+  .then((token) => ky.post('https://api-sandbox.sparkle.fyi/openapi/v1/cards', { headers: { authorization: `Bearer ${token.access_token}`, 'idempotency-key': v4() }, json: createCardSchema().parse({}) }).json())
+  .then((envelope) => console.log(cardSchema().parse(envelope.data)));

@@ -3,7 +3,7 @@ import { ValidationError, type ValidationIssue } from '../errors/index.js';
 import type { Endpoints } from './config.js';
 import type { HttpMethod } from './http.js';
 import { type Scope, SCOPES } from './scopes.js';
-import { parse, quoted, rule } from './validation.js';
+import { once, parse, quoted, rule } from './validation.js';
 
 // What a call is given: a typed operation's declaration (declared beside its method under
 // `resources/`), or `ob.request`'s parameters, checked before anything is sent.
@@ -73,10 +73,26 @@ export interface OperationSchemas {
 /** A namespace's schemas by operation name. */
 export type SchemaTable = Readonly<Record<string, OperationSchemas>>;
 
-/** Declares an operation: its path parameters are read from the template. */
-export function defineOperation<const Name extends string>(spec: { readonly name: Name } & Omit<OperationDeclaration, 'params' | 'name'>): OperationDeclaration<Name> {
+/**
+ * Declares an operation: its path parameters are read from the template; its `schemas` are built
+ * by the given function on their first read (a getter), so that declaring builds no zod schema.
+ */
+export function defineOperation<const Name extends string>(spec: { readonly name: Name; readonly schemas: () => OperationSchemas } & Omit<OperationDeclaration, 'params' | 'name' | 'schemas'>): OperationDeclaration<Name> {
+  const { schemas: build, ...rest } = spec;
   const params = [...spec.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-  return Object.freeze({ ...spec, params: Object.freeze(params) });
+  const declared = { ...rest, params: Object.freeze(params) } as OperationDeclaration<Name>;
+  for (const key of Object.keys(declared)) Object.defineProperty(declared, key, { writable: false, configurable: false });
+  // The first read builds the schemas and puts them in place of the getter: later calls read a plain, frozen property.
+  Object.defineProperty(declared, 'schemas', {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      const schemas = build();
+      Object.defineProperty(declared, 'schemas', { value: schemas, writable: false, configurable: false });
+      return schemas;
+    },
+  });
+  return Object.preventExtensions(declared);
 }
 
 /**
@@ -123,28 +139,29 @@ function staysUnder(path: string): boolean {
   }
 }
 
-const scopeName = z.enum(SCOPES, { error: (issue) => `${quoted(issue.input)} is not a scope of the spec` });
-
-/** `ob.request`'s parameters. */
-const requestParams = z
-  .strictObject({
-    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
-    path: z.string().check(
-      rule((path: string) => path.startsWith('/') && !path.startsWith('//') && !/[\s?#]|(^|\/)\.\.?(\/|$|;|%3b)/i.test(path) && staysUnder(path), 'must be a path starting with / without spaces, query, fragment, backslashes, encoded dots or slashes, or dot segments', 'invalid_format'),
-    ),
-    body: z.optional(z.unknown()),
-    query: z.optional(z.record(z.string(), z.unknown())),
-    scope: z.optional(z.pipe(z.transform((scope: unknown) => (typeof scope === 'string' ? [scope] : scope)), z.array(scopeName, { error: 'must be a scope name or an array of them' }))),
-    customer: z.optional(z.boolean()),
-    secretFields: z.optional(z.array(z.string().check(z.minLength(1)))),
-    urlTemplate: z.optional(z.string().check(z.startsWith('/', { error: 'must be a path template starting with /' }))),
-  })
-  // fetch refuses to build a GET with a body: caught here, it is bad input, not a failed connection.
-  .check(rule((params) => params.method !== 'GET' || params.body === undefined, 'a GET request carries no body: send its parameters as query', 'invalid_value', ['body']));
+/** `ob.request`'s parameters (built by the first `request`). */
+const requestParams = once(() => {
+  const scopeName = z.enum(SCOPES, { error: (issue) => `${quoted(issue.input)} is not a scope of the spec` });
+  return z
+    .strictObject({
+      method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+      path: z.string().check(
+        rule((path: string) => path.startsWith('/') && !path.startsWith('//') && !/[\s?#]|(^|\/)\.\.?(\/|$|;|%3b)/i.test(path) && staysUnder(path), 'must be a path starting with / without spaces, query, fragment, backslashes, encoded dots or slashes, or dot segments', 'invalid_format'),
+      ),
+      body: z.optional(z.unknown()),
+      query: z.optional(z.record(z.string(), z.unknown())),
+      scope: z.optional(z.pipe(z.transform((scope: unknown) => (typeof scope === 'string' ? [scope] : scope)), z.array(scopeName, { error: 'must be a scope name or an array of them' }))),
+      customer: z.optional(z.boolean()),
+      secretFields: z.optional(z.array(z.string().check(z.minLength(1)))),
+      urlTemplate: z.optional(z.string().check(z.startsWith('/', { error: 'must be a path template starting with /' }))),
+    })
+    // fetch refuses to build a GET with a body: caught here, it is bad input, not a failed connection.
+    .check(rule((params) => params.method !== 'GET' || params.body === undefined, 'a GET request carries no body: send its parameters as query', 'invalid_value', ['body']));
+});
 
 /** Checks `request` parameters; returns the problems. */
 export function checkRequestParams(params: RequestParams): ValidationIssue[] {
-  return parse(requestParams, params).issues;
+  return parse(requestParams(), params).issues;
 }
 
 /**

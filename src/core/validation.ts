@@ -345,3 +345,12 @@ export function checkCallOptions(options: RequestOptions | undefined, idempotenc
   if (!schema) callOptionSchemas.set(idempotencyHeader, (schema = callOptionsSchema(idempotencyHeader)));
   return parse(schema, options).issues;
 }
+
+/**
+ * A schema (or a group of them) built on its first use and kept: importing the SDK builds none of
+ * the namespaces' schemas, a call builds what its operation needs.
+ */
+export function once<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}

@@ -8,46 +8,46 @@ import * as S from '../schemas/accounts.js';
 import { Resource } from '../core/call.js';
 
 /** Body of `ob.accounts.create` (no field is flagged required by the provider). @group Accounts */
-export interface OpenAccountParams extends z.input<typeof S.openAccountSchema> {}
+export interface OpenAccountParams extends z.input<ReturnType<typeof S.openAccountSchema>> {}
 /** What opening an account returns: **no `account_number`** (it arrives later, in `accounts.list()`). @group Accounts */
-export interface OpenedAccount extends z.output<typeof S.openedAccountSchema> {}
+export interface OpenedAccount extends z.output<ReturnType<typeof S.openedAccountSchema>> {}
 /** One of the customer's accounts. @group Accounts */
-export interface Account extends z.output<typeof S.accountSchema> {}
+export interface Account extends z.output<ReturnType<typeof S.accountSchema>> {}
 /** `data` of `accounts.list`. @group Accounts */
-export interface AccountList extends z.output<typeof S.accountListSchema> {}
+export interface AccountList extends z.output<ReturnType<typeof S.accountListSchema>> {}
 /** An account's balances, in major units. @group Accounts */
-export interface AccountBalances extends z.output<typeof S.balancesSchema> {}
+export interface AccountBalances extends z.output<ReturnType<typeof S.balancesSchema>> {}
 /** Query of `accounts.transactions.list`: `from` and `to` (`YYYY-MM-DD`) required, `page` to start from. @group Accounts */
-export interface TransactionListParams extends z.input<typeof S.transactionsQuerySchema> {}
+export interface TransactionListParams extends z.input<ReturnType<typeof S.transactionsQuerySchema>> {}
 /** Totals of a transaction range, and its paging (`pages`, `records_per_page`). @group Accounts */
-export interface TransactionSummary extends z.output<typeof S.transactionSummarySchema> {}
+export interface TransactionSummary extends z.output<ReturnType<typeof S.transactionSummarySchema>> {}
 /** One transaction of an account. @group Accounts */
-export interface AccountTransaction extends z.output<typeof S.accountTransactionSchema> {}
+export interface AccountTransaction extends z.output<ReturnType<typeof S.accountTransactionSchema>> {}
 /** `data` of one page of `accounts.transactions.list`. @group Accounts */
-export interface AccountTransactionPage extends z.output<typeof S.transactionPageSchema> {}
+export interface AccountTransactionPage extends z.output<ReturnType<typeof S.transactionPageSchema>> {}
 /** A hold on an account. @group Accounts */
-export interface Hold extends z.output<typeof S.holdSchema> {}
+export interface Hold extends z.output<ReturnType<typeof S.holdSchema>> {}
 /** `data` of `accounts.holds.list`. @group Accounts */
-export interface HoldList extends z.output<typeof S.holdListSchema> {}
+export interface HoldList extends z.output<ReturnType<typeof S.holdListSchema>> {}
 /** Body of `accounts.holds.create`. @group Accounts */
-export interface PlaceHoldParams extends z.input<typeof S.placeHoldSchema> {}
+export interface PlaceHoldParams extends z.input<ReturnType<typeof S.placeHoldSchema>> {}
 /** Body of `accounts.holds.update`: `{ status: 'INACTIVE' }` releases the hold. @group Accounts */
-export interface UpdateHoldParams extends z.input<typeof S.updateHoldSchema> {}
+export interface UpdateHoldParams extends z.input<ReturnType<typeof S.updateHoldSchema>> {}
 /** `data` of placing or releasing a hold. @group Accounts */
-export interface HoldReference extends z.output<typeof S.holdReferenceSchema> {}
+export interface HoldReference extends z.output<ReturnType<typeof S.holdReferenceSchema>> {}
 
 /** A path parameter: a string or a number, encoded by the SDK. @group Client */
 export type PathParam = string | number;
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'accounts.create', schemas: S.schemas['accounts.create'], method: 'POST', path: '/accounts', token: 'client', scopes: OPERATION_SCOPES['accounts.create'], input: 'body', source: '§7.1', completeness: 'full' }),
-  list: defineOperation({ name: 'accounts.list', schemas: S.schemas['accounts.list'], method: 'GET', path: '/accounts', token: 'customer', scopes: OPERATION_SCOPES['accounts.list'], input: 'none', source: '§7.2', completeness: 'full' }),
-  balances: defineOperation({ name: 'accounts.balances.retrieve', schemas: S.schemas['accounts.balances.retrieve'], method: 'GET', path: '/accounts/{account_number}/balances', token: 'customer', scopes: OPERATION_SCOPES['accounts.balances.retrieve'], input: 'none', source: '§7.3', completeness: 'full' }),
-  transactions: defineOperation({ name: 'accounts.transactions.list', schemas: S.schemas['accounts.transactions.list'], method: 'GET', path: '/accounts/{account_number}/transactions', token: 'customer', scopes: OPERATION_SCOPES['accounts.transactions.list'], input: 'query', pagedItems: 'transactions', source: '§7.4', completeness: 'full' }),
-  holdsList: defineOperation({ name: 'accounts.holds.list', schemas: S.schemas['accounts.holds.list'], method: 'GET', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.list'], input: 'none', source: '§7.5', completeness: 'full' }),
-  holdsCreate: defineOperation({ name: 'accounts.holds.create', schemas: S.schemas['accounts.holds.create'], method: 'POST', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.create'], input: 'body', source: '§7.6', completeness: 'full' }),
-  holdsUpdate: defineOperation({ name: 'accounts.holds.update', schemas: S.schemas['accounts.holds.update'], method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.update'], input: 'body', source: '§7.7', completeness: 'full' }),
+  create: defineOperation({ name: 'accounts.create', schemas: () => S.schemas['accounts.create'], method: 'POST', path: '/accounts', token: 'client', scopes: OPERATION_SCOPES['accounts.create'], input: 'body', source: '§7.1', completeness: 'full' }),
+  list: defineOperation({ name: 'accounts.list', schemas: () => S.schemas['accounts.list'], method: 'GET', path: '/accounts', token: 'customer', scopes: OPERATION_SCOPES['accounts.list'], input: 'none', source: '§7.2', completeness: 'full' }),
+  balances: defineOperation({ name: 'accounts.balances.retrieve', schemas: () => S.schemas['accounts.balances.retrieve'], method: 'GET', path: '/accounts/{account_number}/balances', token: 'customer', scopes: OPERATION_SCOPES['accounts.balances.retrieve'], input: 'none', source: '§7.3', completeness: 'full' }),
+  transactions: defineOperation({ name: 'accounts.transactions.list', schemas: () => S.schemas['accounts.transactions.list'], method: 'GET', path: '/accounts/{account_number}/transactions', token: 'customer', scopes: OPERATION_SCOPES['accounts.transactions.list'], input: 'query', pagedItems: 'transactions', source: '§7.4', completeness: 'full' }),
+  holdsList: defineOperation({ name: 'accounts.holds.list', schemas: () => S.schemas['accounts.holds.list'], method: 'GET', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.list'], input: 'none', source: '§7.5', completeness: 'full' }),
+  holdsCreate: defineOperation({ name: 'accounts.holds.create', schemas: () => S.schemas['accounts.holds.create'], method: 'POST', path: '/accounts/{account_number}/holds', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.create'], input: 'body', source: '§7.6', completeness: 'full' }),
+  holdsUpdate: defineOperation({ name: 'accounts.holds.update', schemas: () => S.schemas['accounts.holds.update'], method: 'PATCH', path: '/accounts/{account_number}/holds/{hold_reference}', token: 'customer', scopes: OPERATION_SCOPES['accounts.holds.update'], input: 'body', source: '§7.7', completeness: 'full' }),
 };
 
 /**

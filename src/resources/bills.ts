@@ -8,26 +8,26 @@ import type { PathParam } from './accounts.js';
 import { Resource } from '../core/call.js';
 
 /** A biller category; `id` is a string or a number. @group Bills */
-export interface BillerCategory extends z.output<typeof S.billerCategorySchema> {}
+export interface BillerCategory extends z.output<ReturnType<typeof S.billerCategorySchema>> {}
 /** A product a biller sells. @group Bills */
-export interface BillerProduct extends z.output<typeof S.billerProductSchema> {}
+export interface BillerProduct extends z.output<ReturnType<typeof S.billerProductSchema>> {}
 /** A biller, with its products. @group Bills */
-export interface Biller extends z.output<typeof S.billerSchema> {}
+export interface Biller extends z.output<ReturnType<typeof S.billerSchema>> {}
 /** `data` of `bills.billers.list`. @group Bills */
-export interface BillerList extends z.output<typeof S.billerListSchema> {}
+export interface BillerList extends z.output<ReturnType<typeof S.billerListSchema>> {}
 /** What validating a bill returns: the amount due, the fee, and who and what it is for. @group Bills */
-export interface BillValidation extends z.output<typeof S.billValidationSchema> {}
+export interface BillValidation extends z.output<ReturnType<typeof S.billValidationSchema>> {}
 /** Body of `bills.pay`. @group Bills */
-export interface PayBillParams extends z.input<typeof S.payBillSchema> {}
+export interface PayBillParams extends z.input<ReturnType<typeof S.payBillSchema>> {}
 /** What paying a bill returns. @group Bills */
-export interface BillPayment extends z.output<typeof S.billPaymentSchema> {}
+export interface BillPayment extends z.output<ReturnType<typeof S.billPaymentSchema>> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  categories: defineOperation({ name: 'bills.categories.list', schemas: S.schemas['bills.categories.list'], method: 'GET', path: '/bills/categories', token: 'client', scopes: OPERATION_SCOPES['bills.categories.list'], input: 'none', source: '§9.1', completeness: 'partial' }),
-  billers: defineOperation({ name: 'bills.billers.list', schemas: S.schemas['bills.billers.list'], method: 'GET', path: '/bills/{category_id}/billers', token: 'client', scopes: OPERATION_SCOPES['bills.billers.list'], input: 'none', source: '§9.2', completeness: 'full' }),
-  validate: defineOperation({ name: 'bills.validate', schemas: S.schemas['bills.validate'], method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'both', scopes: OPERATION_SCOPES['bills.validate'], input: 'none', source: '§9.3', completeness: 'full' }),
-  pay: defineOperation({ name: 'bills.pay', schemas: S.schemas['bills.pay'], method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'customer', scopes: OPERATION_SCOPES['bills.pay'], input: 'body', source: '§9.4', completeness: 'full' }),
+  categories: defineOperation({ name: 'bills.categories.list', schemas: () => S.schemas['bills.categories.list'], method: 'GET', path: '/bills/categories', token: 'client', scopes: OPERATION_SCOPES['bills.categories.list'], input: 'none', source: '§9.1', completeness: 'partial' }),
+  billers: defineOperation({ name: 'bills.billers.list', schemas: () => S.schemas['bills.billers.list'], method: 'GET', path: '/bills/{category_id}/billers', token: 'client', scopes: OPERATION_SCOPES['bills.billers.list'], input: 'none', source: '§9.2', completeness: 'full' }),
+  validate: defineOperation({ name: 'bills.validate', schemas: () => S.schemas['bills.validate'], method: 'GET', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'both', scopes: OPERATION_SCOPES['bills.validate'], input: 'none', source: '§9.3', completeness: 'full' }),
+  pay: defineOperation({ name: 'bills.pay', schemas: () => S.schemas['bills.pay'], method: 'POST', path: '/bills/{category_id}/billers/{biller_id}/reference/{bill_reference}', token: 'customer', scopes: OPERATION_SCOPES['bills.pay'], input: 'body', source: '§9.4', completeness: 'full' }),
 };
 
 /**

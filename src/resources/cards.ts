@@ -7,13 +7,13 @@ import * as S from '../schemas/cards.js';
 import { Resource } from '../core/call.js';
 
 /** Body of `ob.cards.create`, from the spec's table. @group Cards */
-export interface CreateCardParams extends z.input<typeof S.createCardSchema> {}
+export interface CreateCardParams extends z.input<ReturnType<typeof S.createCardSchema>> {}
 /** A card as `cards.create` returns it, secret fields decrypted by the cipher. Unknown fields are kept. @group Cards */
-export interface Card extends z.output<typeof S.cardSchema> {}
+export interface Card extends z.output<ReturnType<typeof S.cardSchema>> {}
 /** A card of `cards.list`: every member optional, `card_status` open. Unknown fields are kept. @group Cards */
-export interface ListedCard extends z.output<typeof S.listedCardSchema> {}
+export interface ListedCard extends z.output<ReturnType<typeof S.listedCardSchema>> {}
 /** `data` of `ob.cards.list`. @group Cards */
-export interface CardList extends z.output<typeof S.cardListSchema> {}
+export interface CardList extends z.output<ReturnType<typeof S.cardListSchema>> {}
 /** Expiry of a card. @group Cards */
 export type CardExpiry = CreateCardParams['card_expiry'];
 /** Delivery address of a card; fill it in for physical cards. @group Cards */
@@ -23,8 +23,8 @@ export type CustomProperty = NonNullable<CreateCardParams['custom_properties']>[
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'cards.create', schemas: S.schemas['cards.create'], method: 'POST', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.create'], input: 'body', secretRequestFields: S.CARD_SECRET_REQUEST_FIELDS, secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
-  list: defineOperation({ name: 'cards.list', schemas: S.schemas['cards.list'], method: 'GET', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.list'], input: 'none', secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
+  create: defineOperation({ name: 'cards.create', schemas: () => S.schemas['cards.create'], method: 'POST', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.create'], input: 'body', secretRequestFields: S.CARD_SECRET_REQUEST_FIELDS, secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS, source: '§12.1', completeness: 'full' }),
+  list: defineOperation({ name: 'cards.list', schemas: () => S.schemas['cards.list'], method: 'GET', path: '/cards', token: 'both', scopes: OPERATION_SCOPES['cards.list'], input: 'none', secretResponseFields: S.CARD_SECRET_RESPONSE_FIELDS.map((f) => `cards.*.${f}`), source: '§12.2', completeness: 'full' }),
 };
 
 /**

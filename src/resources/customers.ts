@@ -7,11 +7,11 @@ import * as S from '../schemas/customers.js';
 import { Resource } from '../core/call.js';
 
 /** The customer a token belongs to: every member optional and nullable, unknown fields kept. @group Customers */
-export interface Customer extends z.output<typeof S.customerSchema> {}
+export interface Customer extends z.output<ReturnType<typeof S.customerSchema>> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  retrieve: defineOperation({ name: 'customers.retrieve', schemas: S.schemas['customers.retrieve'], method: 'GET', path: '/customers', token: 'customer', scopes: OPERATION_SCOPES['customers.retrieve'], input: 'none', source: '§6.1', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'customers.retrieve', schemas: () => S.schemas['customers.retrieve'], method: 'GET', path: '/customers', token: 'customer', scopes: OPERATION_SCOPES['customers.retrieve'], input: 'none', source: '§6.1', completeness: 'full' }),
 };
 
 /**

@@ -8,24 +8,24 @@ import type { PathParam } from './accounts.js';
 import { Resource } from '../core/call.js';
 
 /** Body of `directDebits.create` (**partial**: from the provider's guide). @group Direct debits */
-export interface CreateMandateParams extends z.input<typeof S.createMandateSchema> {}
+export interface CreateMandateParams extends z.input<ReturnType<typeof S.createMandateSchema>> {}
 /** Body of `directDebits.update`. @group Direct debits */
-export interface UpdateMandateParams extends z.input<typeof S.updateMandateSchema> {}
+export interface UpdateMandateParams extends z.input<ReturnType<typeof S.updateMandateSchema>> {}
 /** Body of `directDebits.charge`: one debit on a mandate. @group Direct debits */
-export interface ChargeMandateParams extends z.input<typeof S.chargeMandateSchema> {}
+export interface ChargeMandateParams extends z.input<ReturnType<typeof S.chargeMandateSchema>> {}
 /** What creating, updating or charging a mandate returns. @group Direct debits */
-export interface MandateResult extends z.output<typeof S.mandateResultSchema> {}
+export interface MandateResult extends z.output<ReturnType<typeof S.mandateResultSchema>> {}
 /** A direct-debit mandate. @group Direct debits */
-export interface Mandate extends z.output<typeof S.mandateSchema> {}
+export interface Mandate extends z.output<ReturnType<typeof S.mandateSchema>> {}
 /** `data` of `directDebits.list`. @group Direct debits */
-export interface MandateList extends z.output<typeof S.mandateListSchema> {}
+export interface MandateList extends z.output<ReturnType<typeof S.mandateListSchema>> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  create: defineOperation({ name: 'directDebits.create', schemas: S.schemas['directDebits.create'], method: 'POST', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.create'], input: 'body', source: '§11.1', completeness: 'partial' }),
-  list: defineOperation({ name: 'directDebits.list', schemas: S.schemas['directDebits.list'], method: 'GET', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.list'], input: 'none', source: '§11.2', completeness: 'full' }),
-  update: defineOperation({ name: 'directDebits.update', schemas: S.schemas['directDebits.update'], method: 'PATCH', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.update'], input: 'body', source: '§11.3', completeness: 'full' }),
-  charge: defineOperation({ name: 'directDebits.charge', schemas: S.schemas['directDebits.charge'], method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.charge'], input: 'body', source: '§11.4', completeness: 'full' }),
+  create: defineOperation({ name: 'directDebits.create', schemas: () => S.schemas['directDebits.create'], method: 'POST', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.create'], input: 'body', source: '§11.1', completeness: 'partial' }),
+  list: defineOperation({ name: 'directDebits.list', schemas: () => S.schemas['directDebits.list'], method: 'GET', path: '/direct-debits', token: 'customer', scopes: OPERATION_SCOPES['directDebits.list'], input: 'none', source: '§11.2', completeness: 'full' }),
+  update: defineOperation({ name: 'directDebits.update', schemas: () => S.schemas['directDebits.update'], method: 'PATCH', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.update'], input: 'body', source: '§11.3', completeness: 'full' }),
+  charge: defineOperation({ name: 'directDebits.charge', schemas: () => S.schemas['directDebits.charge'], method: 'POST', path: '/direct-debits/{mandate_id}', token: 'customer', scopes: OPERATION_SCOPES['directDebits.charge'], input: 'body', source: '§11.4', completeness: 'full' }),
 };
 
 /**

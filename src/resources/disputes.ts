@@ -8,19 +8,19 @@ import type { PathParam } from './accounts.js';
 import { Resource } from '../core/call.js';
 
 /** A dispute category. @group Disputes */
-export interface DisputeCategory extends z.output<typeof S.disputeCategorySchema> {}
+export interface DisputeCategory extends z.output<ReturnType<typeof S.disputeCategorySchema>> {}
 /** `data` of `disputes.categories.list`. @group Disputes */
-export interface DisputeCategoryList extends z.output<typeof S.disputeCategoryListSchema> {}
+export interface DisputeCategoryList extends z.output<ReturnType<typeof S.disputeCategoryListSchema>> {}
 /** Body of `disputes.create`. @group Disputes */
-export interface CreateDisputeParams extends z.input<typeof S.createDisputeSchema> {}
+export interface CreateDisputeParams extends z.input<ReturnType<typeof S.createDisputeSchema>> {}
 /** A dispute report and where it stands (`report_status` is open: `'LOGGED'`, …). @group Disputes */
-export interface Dispute extends z.output<typeof S.disputeSchema> {}
+export interface Dispute extends z.output<ReturnType<typeof S.disputeSchema>> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  categories: defineOperation({ name: 'disputes.categories.list', schemas: S.schemas['disputes.categories.list'], method: 'GET', path: '/disputes/categories', token: 'client', scopes: OPERATION_SCOPES['disputes.categories.list'], input: 'none', source: '§10.1', completeness: 'full' }),
-  create: defineOperation({ name: 'disputes.create', schemas: S.schemas['disputes.create'], method: 'POST', path: '/disputes', token: 'customer', scopes: OPERATION_SCOPES['disputes.create'], input: 'body', source: '§10.2', completeness: 'full' }),
-  retrieve: defineOperation({ name: 'disputes.retrieve', schemas: S.schemas['disputes.retrieve'], method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: OPERATION_SCOPES['disputes.retrieve'], input: 'none', source: '§10.3', completeness: 'full' }),
+  categories: defineOperation({ name: 'disputes.categories.list', schemas: () => S.schemas['disputes.categories.list'], method: 'GET', path: '/disputes/categories', token: 'client', scopes: OPERATION_SCOPES['disputes.categories.list'], input: 'none', source: '§10.1', completeness: 'full' }),
+  create: defineOperation({ name: 'disputes.create', schemas: () => S.schemas['disputes.create'], method: 'POST', path: '/disputes', token: 'customer', scopes: OPERATION_SCOPES['disputes.create'], input: 'body', source: '§10.2', completeness: 'full' }),
+  retrieve: defineOperation({ name: 'disputes.retrieve', schemas: () => S.schemas['disputes.retrieve'], method: 'GET', path: '/disputes/{report_reference}', token: 'customer', scopes: OPERATION_SCOPES['disputes.retrieve'], input: 'none', source: '§10.3', completeness: 'full' }),
 };
 
 /**

@@ -9,20 +9,20 @@ import type { PathParam } from './accounts.js';
 import { Resource } from '../core/call.js';
 
 /** A savings plan. @group Savings */
-export interface Savings extends z.output<typeof S.savingsSchema> {}
+export interface Savings extends z.output<ReturnType<typeof S.savingsSchema>> {}
 /** `data` of `savings.list`: `{ savings }` (a `loans` list from the provider is copied into it). @group Savings */
-export interface SavingsList extends z.output<typeof S.savingsListSchema> {}
+export interface SavingsList extends z.output<ReturnType<typeof S.savingsListSchema>> {}
 /** Query of `savings.transactions.list`: `from`, `to` and `page`, all optional. @group Savings */
-export interface SavingsTransactionListParams extends NonNullable<z.input<typeof S.savingsTransactionsQuerySchema>> {}
+export interface SavingsTransactionListParams extends NonNullable<z.input<ReturnType<typeof S.savingsTransactionsQuerySchema>>> {}
 /** One transaction of a savings plan. @group Savings */
-export interface SavingsTransaction extends z.output<typeof S.savingsTransactionSchema> {}
+export interface SavingsTransaction extends z.output<ReturnType<typeof S.savingsTransactionSchema>> {}
 /** `data` of one page of `savings.transactions.list`. @group Savings */
-export interface SavingsTransactionPage extends z.output<typeof S.savingsTransactionPageSchema> {}
+export interface SavingsTransactionPage extends z.output<ReturnType<typeof S.savingsTransactionPageSchema>> {}
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  list: defineOperation({ name: 'savings.list', schemas: S.schemas['savings.list'], method: 'GET', path: '/savings', token: 'customer', scopes: OPERATION_SCOPES['savings.list'], input: 'none', source: '§14.1', completeness: 'full' }),
-  transactions: defineOperation({ name: 'savings.transactions.list', schemas: S.schemas['savings.transactions.list'], method: 'GET', path: '/savings/{savings_id}/transactions', token: 'customer', scopes: OPERATION_SCOPES['savings.transactions.list'], input: 'optional-query', pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
+  list: defineOperation({ name: 'savings.list', schemas: () => S.schemas['savings.list'], method: 'GET', path: '/savings', token: 'customer', scopes: OPERATION_SCOPES['savings.list'], input: 'none', source: '§14.1', completeness: 'full' }),
+  transactions: defineOperation({ name: 'savings.transactions.list', schemas: () => S.schemas['savings.transactions.list'], method: 'GET', path: '/savings/{savings_id}/transactions', token: 'customer', scopes: OPERATION_SCOPES['savings.transactions.list'], input: 'optional-query', pagedItems: 'transactions', source: '§14.2', completeness: 'full' }),
 };
 
 /**

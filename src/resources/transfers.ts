@@ -6,19 +6,20 @@ import { AbortError, isOpenBankingError, OpenBankingError } from '../errors/inde
 import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
 import * as S from '../schemas/transfers.js';
+import { once } from '../schemas/common.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from '../core/call.js';
 
 /** Body of `transfers.enquiry`: the destination bank code and account number. @group Transfers */
-export interface NameEnquiryParams extends z.input<typeof S.nameEnquirySchema> {}
+export interface NameEnquiryParams extends z.input<ReturnType<typeof S.nameEnquirySchema>> {}
 /** What a name enquiry returns: the name on the destination account. @group Transfers */
-export interface NameEnquiry extends z.output<typeof S.nameEnquiryResultSchema> {}
+export interface NameEnquiry extends z.output<ReturnType<typeof S.nameEnquiryResultSchema>> {}
 /** Body of `transfers.create` (**unofficial**: from a working integration; extra fields pass through). @group Transfers */
-export interface CreateTransferParams extends z.input<typeof S.createTransferSchema> {}
+export interface CreateTransferParams extends z.input<ReturnType<typeof S.createTransferSchema>> {}
 /** What `transfers.create` returns: kept as the provider sends it, `batch_reference` when present. @group Transfers */
-export interface Transfer extends z.output<typeof S.transferResultSchema> {}
+export interface Transfer extends z.output<ReturnType<typeof S.transferResultSchema>> {}
 /** A transfer's status (`status` is open: `'SUCCESSFUL'`, `'PENDING'`, …). @group Transfers */
-export interface TransferStatus extends z.output<typeof S.transferStatusSchema> {}
+export interface TransferStatus extends z.output<ReturnType<typeof S.transferStatusSchema>> {}
 
 /**
  * The transfer statuses that mean "not settled yet": `waitForCompletion` keeps polling while
@@ -40,9 +41,9 @@ export interface WaitForCompletionOptions {
 
 /** This namespace's operations: name, HTTP method, path, token, scopes, secret fields, paging. */
 export const operations = {
-  enquiry: defineOperation({ name: 'transfers.enquiry', schemas: S.schemas['transfers.enquiry'], method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: OPERATION_SCOPES['transfers.enquiry'], input: 'body', source: '§8.1', completeness: 'full' }),
-  create: defineOperation({ name: 'transfers.create', schemas: S.schemas['transfers.create'], method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: OPERATION_SCOPES['transfers.create'], input: 'body', source: '§8.2', completeness: 'partial', unofficial: true }),
-  retrieve: defineOperation({ name: 'transfers.retrieve', schemas: S.schemas['transfers.retrieve'], method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: OPERATION_SCOPES['transfers.retrieve'], input: 'none', source: '§8.3', completeness: 'full' }),
+  enquiry: defineOperation({ name: 'transfers.enquiry', schemas: () => S.schemas['transfers.enquiry'], method: 'POST', path: '/transactions/enquiry', token: 'both', scopes: OPERATION_SCOPES['transfers.enquiry'], input: 'body', source: '§8.1', completeness: 'full' }),
+  create: defineOperation({ name: 'transfers.create', schemas: () => S.schemas['transfers.create'], method: 'POST', path: '/transactions/transfer', endpoint: 'transfer', token: 'customer', scopes: OPERATION_SCOPES['transfers.create'], input: 'body', source: '§8.2', completeness: 'partial', unofficial: true }),
+  retrieve: defineOperation({ name: 'transfers.retrieve', schemas: () => S.schemas['transfers.retrieve'], method: 'GET', path: '/transactions/{batch_reference}', token: 'customer', scopes: OPERATION_SCOPES['transfers.retrieve'], input: 'none', source: '§8.3', completeness: 'full' }),
 };
 
 /**
@@ -109,7 +110,7 @@ export class Transfers extends Resource {
     const batchReference = (typeof transfer === 'object' && transfer !== null ? transfer.batch_reference : transfer) as PathParam;
     // What every poll would be refused for refuses the wait at once, before its first gap.
     await this.run.check(operations.retrieve, [batchReference]);
-    parseOrThrow(waitOptions, options, 'Invalid options');
+    parseOrThrow(waitOptions(), options, 'Invalid options');
     const { timeout = 60_000, signal } = options ?? {};
     const { now, sleep } = this.run.clock;
     const deadline = now() + timeout;
@@ -138,8 +139,8 @@ export class Transfers extends Resource {
 
 const PENDING = new Set<string>(TRANSFER_PENDING_STATUSES);
 
-/** The wait's options: `{ timeout?, signal? }` and nothing else, each of its type. */
-const waitOptions = z.optional(z.strictObject({ timeout: z.optional(timeoutMs()), signal: z.optional(abortSignal()) }));
+/** The wait's options: `{ timeout?, signal? }` and nothing else, each of its type (built by the first wait). */
+const waitOptions = once(() => z.optional(z.strictObject({ timeout: z.optional(timeoutMs()), signal: z.optional(abortSignal()) })));
 
 /**
  * `session.transfers.waitForCompletion` reached its `timeout` while the transfer still read as

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { anyObject, customPropertiesOut, customPropertiesSchema, id, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, pathParams, positive, text } from './common.js';
+import { anyObject, byOperation, customPropertiesOut, customPropertiesSchema, id, isoDate, jsonType, maybe, maybeNumber, maybeText, once, oneOf, openEnum, pageNumber, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the account operations (§7 of the provider reference).
@@ -10,7 +10,7 @@ import { anyObject, customPropertiesOut, customPropertiesSchema, id, isoDate, js
 const looseRecord = () => z.optional(anyObject());
 
 /** Body of `POST /accounts`: the reference flags no field as required. */
-export const openAccountSchema = z.strictObject({
+export const openAccountSchema = once(() => z.strictObject({
   /** The customer the account is for. */
   customer_ref: z.optional(text()),
   /** Product identifier, e.g. `'SBA123'`. */
@@ -40,11 +40,11 @@ export const openAccountSchema = z.strictObject({
   /** Next of kin. */
   next_of_kin: looseRecord(),
   /** Extension items. */
-  custom_properties: customPropertiesSchema,
-});
+  custom_properties: customPropertiesSchema(),
+}));
 
 /** `data` of `POST /accounts`: no `account_number` (the bank sends it to the customer later). */
-export const openedAccountSchema = z.looseObject({
+export const openedAccountSchema = once(() => z.looseObject({
   /** Customer identifier. */
   customer_id: maybeText(),
   /** Account type, e.g. `'SBA'`. */
@@ -53,10 +53,10 @@ export const openedAccountSchema = z.looseObject({
   status: maybe(openEnum(['ACTIVE', 'INACTIVE'])),
   /** Extension items. */
   custom_properties: customPropertiesOut(),
-});
+}));
 
 /** One account of `GET /accounts`. */
-export const accountSchema = z.looseObject({
+export const accountSchema = once(() => z.looseObject({
   /** NUBAN account number. */
   account_number: maybeText(),
   /** Customer identifier. */
@@ -81,16 +81,16 @@ export const accountSchema = z.looseObject({
   status: maybe(openEnum(['ACTIVE', 'INACTIVE'])),
   /** Extension items. */
   custom_properties: customPropertiesOut(),
-});
+}));
 
 /** `data` of `GET /accounts`. */
-export const accountListSchema = z.looseObject({
+export const accountListSchema = once(() => z.looseObject({
   /** The customer's accounts. */
-  accounts: z.array(accountSchema),
-});
+  accounts: z.array(accountSchema()),
+}));
 
 /** `data` of `GET /accounts/{account_number}/balances`: amounts in major units. */
-export const balancesSchema = z.looseObject({
+export const balancesSchema = once(() => z.looseObject({
   /** NUBAN account number. */
   account_number: maybeText(),
   /** ISO 4217 currency. */
@@ -107,20 +107,20 @@ export const balancesSchema = z.looseObject({
   minimum_balance: maybeNumber(),
   /** Extension items. */
   custom_properties: customPropertiesOut(),
-});
+}));
 
 /** Query of `GET /accounts/{account_number}/transactions`. */
-export const transactionsQuerySchema = z.strictObject({
+export const transactionsQuerySchema = once(() => z.strictObject({
   /** Start of the range, `YYYY-MM-DD`. */
   from: isoDate(),
   /** End of the range, `YYYY-MM-DD`. */
   to: isoDate(),
   /** Page to start from (≥ 1). Default 1. */
   page: z.optional(pageNumber()),
-});
+}));
 
 /** The `summary` of a transaction page. `pages` is what iteration follows. */
-export const transactionSummarySchema = z.looseObject({
+export const transactionSummarySchema = once(() => z.looseObject({
   /** NUBAN account number. */
   account_number: maybeText(),
   /** ISO 4217 currency. */
@@ -149,11 +149,11 @@ export const transactionSummarySchema = z.looseObject({
   pages: maybe(jsonType('number', 'string')),
   /** Items per page. */
   records_per_page: maybe(jsonType('number', 'string')),
-});
+}));
 
 /** One transaction of an account. */
 /** The members account and savings transactions share (savings: no `authorization_token`, plus `status`). */
-export const transactionFields = {
+export const transactionFields = once(() => ({
   /** Transaction identifier: a string or a whole number (one of 2^53 or more was rounded by JSON parsing, and is refused). */
   id: maybe(id()),
   /** Amount, major units. */
@@ -174,27 +174,27 @@ export const transactionFields = {
   value_date: maybeText(),
   /** Balance after the transaction. */
   balance_after: maybeNumber(),
-};
+}));
 
 /** One transaction of an account. */
-export const accountTransactionSchema = z.looseObject({
-  ...transactionFields,
+export const accountTransactionSchema = once(() => z.looseObject({
+  ...transactionFields(),
   /** How it was authorised, e.g. `'ACCOUNT'`. */
   authorization_token: maybe(openEnum(['ACCOUNT', 'CARD'])),
-});
+}));
 
 /** `data` of one page of `GET /accounts/{account_number}/transactions`. */
-export const transactionPageSchema = z.looseObject({
+export const transactionPageSchema = once(() => z.looseObject({
   /** Totals of the range and the paging. */
-  summary: maybe(transactionSummarySchema),
+  summary: maybe(transactionSummarySchema()),
   /** This page's transactions. */
-  transactions: z.array(accountTransactionSchema),
+  transactions: z.array(accountTransactionSchema()),
   /** Extension items. */
   custom_properties: customPropertiesOut(),
-});
+}));
 
 /** One hold of `GET /accounts/{account_number}/holds` (dates named as the list answer names them). */
-export const holdSchema = z.looseObject({
+export const holdSchema = once(() => z.looseObject({
   /** NUBAN account number. */
   account_number: maybeText(),
   /** The hold's reference. */
@@ -209,16 +209,16 @@ export const holdSchema = z.looseObject({
   end_hold_date: maybeText(),
   /** `ACTIVE` or `INACTIVE`. */
   status: maybe(openEnum(['ACTIVE', 'INACTIVE'])),
-});
+}));
 
 /** `data` of `GET /accounts/{account_number}/holds`. */
-export const holdListSchema = z.looseObject({
+export const holdListSchema = once(() => z.looseObject({
   /** The account's holds. */
-  holds: z.array(holdSchema),
-});
+  holds: z.array(holdSchema()),
+}));
 
 /** Body of `POST /accounts/{account_number}/holds` (dates named as the request names them). */
-export const placeHoldSchema = z.strictObject({
+export const placeHoldSchema = once(() => z.strictObject({
   /** Your unique reference for the hold, e.g. `'HLD123456789'`. */
   reference: text(),
   /** Amount to hold, major units. */
@@ -232,28 +232,28 @@ export const placeHoldSchema = z.strictObject({
   /** `ACTIVE` or `INACTIVE`. */
   status: oneOf(['ACTIVE', 'INACTIVE']),
   /** Extension items. */
-  custom_properties: customPropertiesSchema,
-});
+  custom_properties: customPropertiesSchema(),
+}));
 
 /** Body of `PATCH /accounts/{account_number}/holds/{hold_reference}`: `INACTIVE` releases the hold. */
-export const updateHoldSchema = z.strictObject({
+export const updateHoldSchema = once(() => z.strictObject({
   /** `INACTIVE` releases the hold. */
   status: oneOf(['ACTIVE', 'INACTIVE']),
-});
+}));
 
 /** `data` of placing or releasing a hold. */
-export const holdReferenceSchema = z.looseObject({
+export const holdReferenceSchema = once(() => z.looseObject({
   /** The hold's reference. */
   reference: maybeText(),
-});
+}));
 
 /** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
-export const schemas = {
-  'accounts.create': { body: openAccountSchema, response: openedAccountSchema },
-  'accounts.list': { response: accountListSchema },
-  'accounts.balances.retrieve': { params: pathParams('account_number'), response: balancesSchema },
-  'accounts.transactions.list': { params: pathParams('account_number'), query: transactionsQuerySchema, response: transactionPageSchema },
-  'accounts.holds.list': { params: pathParams('account_number'), response: holdListSchema },
-  'accounts.holds.create': { params: pathParams('account_number'), body: placeHoldSchema, response: holdReferenceSchema },
-  'accounts.holds.update': { params: pathParams('account_number', 'hold_reference'), body: updateHoldSchema, response: holdReferenceSchema },
-};
+export const schemas = byOperation({
+  'accounts.create': () => ({ body: openAccountSchema(), response: openedAccountSchema() }),
+  'accounts.list': () => ({ response: accountListSchema() }),
+  'accounts.balances.retrieve': () => ({ params: pathParams('account_number'), response: balancesSchema() }),
+  'accounts.transactions.list': () => ({ params: pathParams('account_number'), query: transactionsQuerySchema(), response: transactionPageSchema() }),
+  'accounts.holds.list': () => ({ params: pathParams('account_number'), response: holdListSchema() }),
+  'accounts.holds.create': () => ({ params: pathParams('account_number'), body: placeHoldSchema(), response: holdReferenceSchema() }),
+  'accounts.holds.update': () => ({ params: pathParams('account_number', 'hold_reference'), body: updateHoldSchema(), response: holdReferenceSchema() }),
+});

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { customPropertiesSchema, matching, oneOf, str, text } from './common.js';
+import { byOperation, customPropertiesSchema, matching, once, oneOf, str, text } from './common.js';
 
 /** Card types of the spec. @group Cards */
 export const CARD_TYPES = ['VIRTUAL', 'PHYSICAL', 'OTHER'] as const;
@@ -23,15 +23,15 @@ export const CARD_SECRET_RESPONSE_FIELDS = ['card_number', 'card_cvv2', 'card_de
 // The zod schemas of the card operations; the public types (`Card`, `CreateCardParams`, …) are inferred from them.
 
 /** Expiry month (`'01'`–`'12'`) and four-digit year, as strings. */
-export const cardExpirySchema = z.strictObject({
+export const cardExpirySchema = once(() => z.strictObject({
   /** Two digits, `'01'`–`'12'`. */
   month: matching(/^(0[1-9]|1[0-2])$/, 'must be two digits from 01 to 12'),
   /** Four digits, e.g. `'2029'`. */
   year: matching(/^\d{4}$/, 'must be four digits, e.g. 2029'),
-});
+}));
 
 /** Delivery address of a card (needed for physical cards). */
-export const cardAddressSchema = z.strictObject({
+export const cardAddressSchema = once(() => z.strictObject({
   /** Street and number. */
   street: z.optional(text()),
   /** City. */
@@ -40,13 +40,13 @@ export const cardAddressSchema = z.strictObject({
   state: z.optional(text()),
   /** Country, e.g. `'NG'`. */
   country: z.optional(text()),
-});
+}));
 
 /**
  * Body of `POST /cards`, from the spec's table. Unknown fields are refused (a typo would
  * otherwise be dropped silently by the service).
  */
-export const createCardSchema = z.strictObject({
+export const createCardSchema = once(() => z.strictObject({
   /** Product identifier. */
   product_id: z.optional(text()),
   /** `VIRTUAL`, `PHYSICAL` or `OTHER`. */
@@ -64,23 +64,23 @@ export const createCardSchema = z.strictObject({
   /** Default PIN in plaintext (4–12 digits); the client's cipher encrypts it on the wire. */
   card_default_pin: matching(/^\d{4,12}$/, 'must be 4 to 12 digits'),
   /** Expiry month and year. */
-  card_expiry: cardExpirySchema,
+  card_expiry: cardExpirySchema(),
   /** Delivery address. */
-  card_address: z.optional(cardAddressSchema),
+  card_address: z.optional(cardAddressSchema()),
   /** Extension items. */
-  custom_properties: customPropertiesSchema,
-});
+  custom_properties: customPropertiesSchema(),
+}));
 
 /** A card's expiry as the service returns it. */
-const expiryOut = z.looseObject({
+const expiryOut = once(() => z.looseObject({
   /** Two digits, `'01'`–`'12'`. */
   month: z.optional(str()),
   /** Four digits. */
   year: z.optional(str()),
-});
+}));
 
 /** A card's delivery address as the service returns it. */
-const addressOut = z.looseObject({
+const addressOut = once(() => z.looseObject({
   /** Street and number. */
   street: z.optional(str()),
   /** City. */
@@ -89,10 +89,10 @@ const addressOut = z.looseObject({
   state: z.optional(str()),
   /** Country. */
   country: z.optional(str()),
-});
+}));
 
 /** A `custom_properties` item of a card. */
-const propertyOut = z.looseObject({
+const propertyOut = once(() => z.looseObject({
   /** Identifier. */
   id: z.optional(str()),
   /** What it means. */
@@ -101,9 +101,9 @@ const propertyOut = z.looseObject({
   type: z.optional(str()),
   /** Its value. */
   value: z.optional(str()),
-});
+}));
 
-const cardFields = {
+const cardFields = once(() => ({
   /** Customer identifier. */
   customer_id: z.optional(str()),
   /** Product identifier. */
@@ -129,39 +129,39 @@ const cardFields = {
   /** Card token (decrypted). */
   card_token: z.optional(str()),
   /** Expiry. */
-  card_expiry: z.optional(expiryOut),
+  card_expiry: z.optional(expiryOut()),
   /** Delivery address. */
-  card_address: z.optional(addressOut),
+  card_address: z.optional(addressOut()),
   /** Extension items. */
-  custom_properties: z.optional(z.array(propertyOut)),
-};
+  custom_properties: z.optional(z.array(propertyOut())),
+}));
 
 /** `data` of a created card: `card_id` and `card_status` are required; unknown fields are kept. */
-export const cardSchema = z.looseObject({
+export const cardSchema = once(() => z.looseObject({
   /** Card identifier. */
   card_id: str(),
   /** Current status. */
   card_status: oneOf(CARD_STATUSES),
-  ...cardFields,
-});
+  ...cardFields(),
+}));
 
 /** A card of `GET /cards`: every member optional, `card_status` an open enum (the seed marks fields required only in the create response). */
-export const listedCardSchema = z.looseObject({
+export const listedCardSchema = once(() => z.looseObject({
   /** Card identifier. */
   card_id: z.optional(str()),
   /** Current status: one of {@link CARD_STATUSES}, or a status this SDK does not know yet. */
   card_status: z.optional(str() as unknown as z.ZodMiniType<(typeof CARD_STATUSES)[number] | (string & {})>),
-  ...cardFields,
-});
+  ...cardFields(),
+}));
 
 /** `data` of `GET /cards`: the list of the customer's cards. */
-export const cardListSchema = z.looseObject({
+export const cardListSchema = once(() => z.looseObject({
   /** The cards. */
-  cards: z.array(listedCardSchema),
-});
+  cards: z.array(listedCardSchema()),
+}));
 
 /** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
-export const schemas = {
-  'cards.create': { body: createCardSchema, response: cardSchema },
-  'cards.list': { response: cardListSchema },
-};
+export const schemas = byOperation({
+  'cards.create': () => ({ body: createCardSchema(), response: cardSchema() }),
+  'cards.list': () => ({ response: cardListSchema() }),
+});

@@ -6,6 +6,20 @@ import * as z from 'zod/mini';
  * every schema.
  */
 
+import { once } from '../core/validation.js';
+
+export { once };
+
+/**
+ * A namespace's schemas by operation name, each operation's built on its first read. The members
+ * are enumerable getters: spreading the table (as `openbanking-ng/schemas` does) builds them all.
+ */
+export function byOperation<const T extends Readonly<Record<string, () => object>>>(builders: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  const table = {};
+  for (const [name, build] of Object.entries(builders)) Object.defineProperty(table, name, { get: once(build), enumerable: true });
+  return Object.freeze(table) as { readonly [K in keyof T]: ReturnType<T[K]> };
+}
+
 /** A string. */
 export const str = () => z.string();
 
@@ -25,7 +39,7 @@ export const matching = (pattern: RegExp, error: string) => z.string().check(z.r
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values);
 
 /** One item of `custom_properties` in a request: `id`, `description`, `type` and `value`, all strings. */
-export const customPropertySchema = z.strictObject({
+export const customPropertySchema = once(() => z.strictObject({
   /** Identifier. */
   id: text(),
   /** What it means. */
@@ -34,10 +48,10 @@ export const customPropertySchema = z.strictObject({
   type: text(),
   /** Its value. */
   value: upTo(),
-});
+}));
 
 /** `custom_properties` of a request: extension items. */
-export const customPropertiesSchema = z.optional(z.array(customPropertySchema));
+export const customPropertiesSchema = once(() => z.optional(z.array(customPropertySchema())));
 
 /** A response member the provider may send as `null` or leave out. */
 export const maybe = <T extends z.ZodMiniType>(schema: T) => z.optional(z.nullable(schema));
@@ -64,7 +78,7 @@ export function openEnum<const T extends readonly string[]>(_known: T): z.ZodMin
 }
 
 /** One `custom_properties` item of a response, kept as sent. */
-export const customPropertyOutSchema = z.looseObject({
+export const customPropertyOutSchema = once(() => z.looseObject({
   /** Identifier. */
   id: maybeText(),
   /** What it means. */
@@ -73,10 +87,10 @@ export const customPropertyOutSchema = z.looseObject({
   type: maybeText(),
   /** Its value. */
   value: maybeText(),
-});
+}));
 
 /** `custom_properties` of a response: items kept as sent. */
-export const customPropertiesOut = () => maybe(z.array(customPropertyOutSchema));
+export const customPropertiesOut = () => maybe(z.array(customPropertyOutSchema()));
 
 /** A calendar date, `YYYY-MM-DD`. */
 export const isoDate = () => matching(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YYYY-MM-DD');

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, maybe, maybeText, openEnum } from './common.js';
+import { byOperation, customPropertiesOut, maybe, maybeText, once, openEnum } from './common.js';
 
 /*
  * The zod schemas of the customer operations (§6 of the provider reference), loaded with the
@@ -8,15 +8,15 @@ import { customPropertiesOut, maybe, maybeText, openEnum } from './common.js';
  */
 
 /** A document: its type and the file, base64. */
-export const documentSchema = z.looseObject({
+export const documentSchema = once(() => z.looseObject({
   /** What the document is, e.g. `"Driver's licence"`, `'Utility bill'`. */
   document_type: maybeText(),
   /** The file, base64. */
   document: maybeText(),
-});
+}));
 
 /** A postal address as the customer pages give it. */
-export const addressSchema = z.looseObject({
+export const addressSchema = once(() => z.looseObject({
   /** Street and number. */
   street: maybeText(),
   /** Area or district. */
@@ -27,10 +27,10 @@ export const addressSchema = z.looseObject({
   local_government: maybeText(),
   /** Country, ISO 3166-1 alpha-2 (`NG`). */
   country: maybeText(),
-});
+}));
 
 /** The customer's next of kin. */
-export const nextOfKinSchema = z.looseObject({
+export const nextOfKinSchema = once(() => z.looseObject({
   /** First name. */
   first_name: maybeText(),
   /** Middle name. */
@@ -46,11 +46,11 @@ export const nextOfKinSchema = z.looseObject({
   /** How they are related to the customer. */
   relationship: maybeText(),
   /** Their address. */
-  address: maybe(addressSchema),
-});
+  address: maybe(addressSchema()),
+}));
 
 /** `data` of `GET /customers`: the customer the token belongs to. */
-export const customerSchema = z.looseObject({
+export const customerSchema = once(() => z.looseObject({
   /** Customer identifier. */
   customer_id: maybeText(),
   /** First name. */
@@ -70,18 +70,18 @@ export const customerSchema = z.looseObject({
   /** Photo, base64. */
   image: maybeText(),
   /** Proof of identity. */
-  proof_of_id: maybe(documentSchema),
+  proof_of_id: maybe(documentSchema()),
   /** Proof of address. */
-  proof_of_address: maybe(documentSchema),
+  proof_of_address: maybe(documentSchema()),
   /** Postal address. */
-  address: maybe(addressSchema),
+  address: maybe(addressSchema()),
   /** Next of kin. */
-  next_of_kin: maybe(nextOfKinSchema),
+  next_of_kin: maybe(nextOfKinSchema()),
   /** Extension items. */
   custom_properties: customPropertiesOut(),
-});
+}));
 
 /** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
-export const schemas = {
-  'customers.retrieve': { response: customerSchema },
-};
+export const schemas = byOperation({
+  'customers.retrieve': () => ({ response: customerSchema() }),
+});

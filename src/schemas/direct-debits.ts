@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, oneOf, openEnum, pathParams, positive, text } from './common.js';
+import { byOperation, customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, once, oneOf, openEnum, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the direct-debit operations (§11 of the provider reference), loaded with the
@@ -10,7 +10,7 @@ import { customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, ma
 /** How often a mandate may be charged. */
 export const FREQUENCIES = ['DAILY', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'YEARLY'] as const;
 
-const mandateFields = {
+const mandateFields = once(() => ({
   /** Your external reference for the mandate. */
   reference: text(),
   /** Shown to the customer. */
@@ -31,24 +31,24 @@ const mandateFields = {
   destination_account_name: z.optional(text()),
   /** Where the provider reports the status of each debit. */
   callback_url: z.optional(text(2048)),
-};
+}));
 
 /** Body of `POST /direct-debits` (**partial**: from the provider's guide). */
-export const createMandateSchema = z.strictObject({
-  ...mandateFields,
+export const createMandateSchema = once(() => z.strictObject({
+  ...mandateFields(),
   /** Extension items. */
-  custom_properties: customPropertiesSchema,
-});
+  custom_properties: customPropertiesSchema(),
+}));
 
 /** Body of `PATCH /direct-debits/{mandate_id}`: the fields of the update page's table, which shows no `custom_properties`. */
-export const updateMandateSchema = z.strictObject({
-  ...mandateFields,
+export const updateMandateSchema = once(() => z.strictObject({
+  ...mandateFields(),
   /** `INACTIVE` stops the mandate. */
   mandate_status: z.optional(oneOf(['ACTIVE', 'INACTIVE'])),
-});
+}));
 
 /** Body of `POST /direct-debits/{mandate_id}`: one debit on the mandate. */
-export const chargeMandateSchema = z.strictObject({
+export const chargeMandateSchema = once(() => z.strictObject({
   /** Amount to debit, major units. */
   amount: positive(),
   /** Your reference for this debit. */
@@ -56,13 +56,13 @@ export const chargeMandateSchema = z.strictObject({
   /** Shown to the customer. */
   narration: z.optional(text()),
   /** Extension items. */
-  custom_properties: customPropertiesSchema,
-});
+  custom_properties: customPropertiesSchema(),
+}));
 
 const mandateStatus = () => maybe(openEnum(['ACTIVE', 'INACTIVE']));
 
 /** `data` of creating, updating or charging a mandate. */
-export const mandateResultSchema = z.looseObject({
+export const mandateResultSchema = once(() => z.looseObject({
   /** `ACTIVE` or `INACTIVE`. */
   mandate_status: mandateStatus(),
   /** The mandate's id, e.g. `'MAN123456789'`. */
@@ -71,10 +71,10 @@ export const mandateResultSchema = z.looseObject({
   next_possible_charge_date: maybeText(),
   /** Extension items. */
   custom_properties: customPropertiesOut(),
-});
+}));
 
 /** One mandate of `GET /direct-debits`. */
-export const mandateSchema = z.looseObject({
+export const mandateSchema = once(() => z.looseObject({
   /** `ACTIVE` or `INACTIVE`. */
   mandate_status: mandateStatus(),
   /** The mandate's id. */
@@ -103,18 +103,18 @@ export const mandateSchema = z.looseObject({
   callback_url: maybeText(),
   /** Extension items. */
   custom_properties: customPropertiesOut(),
-});
+}));
 
 /** `data` of `GET /direct-debits`. */
-export const mandateListSchema = z.looseObject({
+export const mandateListSchema = once(() => z.looseObject({
   /** The customer's mandates. */
-  mandates: z.array(mandateSchema),
-});
+  mandates: z.array(mandateSchema()),
+}));
 
 /** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
-export const schemas = {
-  'directDebits.create': { body: createMandateSchema, response: mandateResultSchema },
-  'directDebits.list': { response: mandateListSchema },
-  'directDebits.update': { params: pathParams('mandate_id'), body: updateMandateSchema, response: mandateResultSchema },
-  'directDebits.charge': { params: pathParams('mandate_id'), body: chargeMandateSchema, response: mandateResultSchema },
-};
+export const schemas = byOperation({
+  'directDebits.create': () => ({ body: createMandateSchema(), response: mandateResultSchema() }),
+  'directDebits.list': () => ({ response: mandateListSchema() }),
+  'directDebits.update': () => ({ params: pathParams('mandate_id'), body: updateMandateSchema(), response: mandateResultSchema() }),
+  'directDebits.charge': () => ({ params: pathParams('mandate_id'), body: chargeMandateSchema(), response: mandateResultSchema() }),
+});

@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
 import { transactionFields, transactionSummarySchema } from './accounts.js';
-import { customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, pathParams, text } from './common.js';
+import { byOperation, customPropertiesOut, id, maybe, maybeNumber, maybeText, once, openEnum, pageNumber, pathParams, text } from './common.js';
 
 // The zod schemas of the savings operations (§14 of the provider reference).
 
 /** One savings plan. */
-export const savingsSchema = z.looseObject({
+export const savingsSchema = once(() => z.looseObject({
   /** The plan's id (for `savings.transactions.list`). */
   savings_id: maybe(id()),
   /** Customer identifier. */
@@ -34,16 +34,16 @@ export const savingsSchema = z.looseObject({
   next_savings_due_amount: maybeNumber(),
   /** Extension items. */
   custom_properties: customPropertiesOut(),
-});
+}));
 
 /**
  * `data` of `GET /savings`: `{ savings }`. The API reference names the list `loans`, the guide
  * `savings`; a `loans` list is copied into `savings` when `savings` is absent.
  */
-export const savingsListSchema = z.looseObject({
+export const savingsListSchema = once(() => z.looseObject({
   /** The customer's savings plans. */
-  savings: z.array(savingsSchema),
-});
+  savings: z.array(savingsSchema()),
+}));
 
 /** A `loans` list, when `savings` is absent, read as `savings`. */
 const loansAsSavings = (value: unknown): unknown => {
@@ -53,7 +53,7 @@ const loansAsSavings = (value: unknown): unknown => {
 };
 
 /** Query of `GET /savings/{savings_id}/transactions`: every member optional. */
-export const savingsTransactionsQuerySchema = z.optional(
+export const savingsTransactionsQuerySchema = once(() => z.optional(
   z.strictObject({
     /** Start of the range (the format is not stated; `YYYY-MM-DD` works on the sandbox). */
     from: z.optional(text()),
@@ -62,27 +62,27 @@ export const savingsTransactionsQuerySchema = z.optional(
     /** Page to start from (≥ 1). Default 1. */
     page: z.optional(pageNumber()),
   }),
-);
+));
 
 /** One transaction of a savings plan. */
-export const savingsTransactionSchema = z.looseObject({
-  ...transactionFields,
+export const savingsTransactionSchema = once(() => z.looseObject({
+  ...transactionFields(),
   /** Type, e.g. `'SAVINGS'` or `'WITHDRAWAL'`. */
   transaction_type: maybe(openEnum(['WITHDRAWAL', 'DEPOSIT', 'TRANSFER', 'PAYMENT', 'BILL_PAYMENT', 'AIRTIME', 'LOAN', 'SAVINGS', 'INVESTMENT', 'OTHER'])),
   /** Status, e.g. `'SUCCESSFUL'`. */
   status: maybe(openEnum(['SUCCESSFUL', 'FAILED', 'PENDING'])),
-});
+}));
 
 /** `data` of one page of `GET /savings/{savings_id}/transactions`: the summary and the transactions (§14.2 shows nothing else; other members are kept). */
-export const savingsTransactionPageSchema = z.looseObject({
+export const savingsTransactionPageSchema = once(() => z.looseObject({
   /** Totals of the range and the paging. */
-  summary: maybe(transactionSummarySchema),
+  summary: maybe(transactionSummarySchema()),
   /** This page's transactions. */
-  transactions: z.array(savingsTransactionSchema),
-});
+  transactions: z.array(savingsTransactionSchema()),
+}));
 
 /** The zod schemas of this namespace's operations, by operation name; the operations are declared beside their methods under resources/. */
-export const schemas = {
-  'savings.list': { response: savingsListSchema, reshape: loansAsSavings },
-  'savings.transactions.list': { params: pathParams('savings_id'), query: savingsTransactionsQuerySchema, response: savingsTransactionPageSchema },
-};
+export const schemas = byOperation({
+  'savings.list': () => ({ response: savingsListSchema(), reshape: loansAsSavings }),
+  'savings.transactions.list': () => ({ params: pathParams('savings_id'), query: savingsTransactionsQuerySchema(), response: savingsTransactionPageSchema() }),
+});

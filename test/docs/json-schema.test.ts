@@ -54,7 +54,7 @@ describe('every operation schema is JSON Schema', () => {
   });
 
   it('the checks show in the JSON Schema: lengths, patterns and enums of cards.create', () => {
-    const json = z.toJSONSchema(cards.createCardSchema, { io: 'input' }) as { properties: Record<string, Record<string, unknown>>; additionalProperties?: boolean };
+    const json = z.toJSONSchema(cards.createCardSchema(), { io: 'input' }) as { properties: Record<string, Record<string, unknown>>; additionalProperties?: boolean };
     expect(json.additionalProperties).toBe(false);
     expect(json.properties.card_holder_name).toMatchObject({ type: 'string', minLength: 1, maxLength: 255 });
     expect(json.properties.account_number).toMatchObject({ type: 'string', pattern: '^\\d{10}$' });
