@@ -15,7 +15,7 @@ import { isLoopbackHost } from './core/config.js';
 import { FieldCrypto } from './core/field-crypto.js';
 import type { ClientEventListener, ClientEventName } from './core/event-types.js';
 import type { FleetStore } from './core/store.js';
-import { ValidationError } from './errors/index.js';
+import { ValidationError } from './errors/base.js';
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { templateOfPath } from './resources/namespaces.js';
 import { Namespaces } from './resources/namespaces.js';

@@ -130,38 +130,7 @@ export {
   type SavingsTransactionPage,
 } from './resources/savings.js';
 export { Resource } from './core/call.js';
-export {
-  AbortError,
-  ApiError,
-  AuthenticationError,
-  BadRequestError,
-  CipherError,
-  ConnectionError,
-  InternalServerError,
-  NotFoundError,
-  OAuthError,
-  OpenBankingError,
-  PermissionDeniedError,
-  RateLimitError,
-  ResponseTooLargeError,
-  ResponseValidationError,
-  TimeoutError,
-  ValidationError,
-  isAbortError,
-  isApiError,
-  isCipherError,
-  isConnectionError,
-  isOAuthError,
-  isOpenBankingError,
-  isRateLimitError,
-  isResponseTooLargeError,
-  isResponseValidationError,
-  isTimeoutError,
-  isValidationError,
-  type ApiErrorInit,
-  type FieldError,
-  type OAuthErrorCode,
-  type ValidationIssue,
-} from './errors/index.js';
-export { ConsentEndedError, isConsentEndedError, type ConsentEndedReason } from './errors/index.js';
+export { AbortError, CipherError, ConnectionError, OAuthError, OpenBankingError, ResponseTooLargeError, ResponseValidationError, TimeoutError, ValidationError, isAbortError, isCipherError, isConnectionError, isOAuthError, isOpenBankingError, isResponseTooLargeError, isResponseValidationError, isTimeoutError, isValidationError, type OAuthErrorCode, type ValidationIssue } from './errors/base.js';
+export { ApiError, AuthenticationError, BadRequestError, InternalServerError, NotFoundError, PermissionDeniedError, RateLimitError, isApiError, isRateLimitError, type ApiErrorInit, type FieldError } from './errors/api.js';
+export { ConsentEndedError, isConsentEndedError, type ConsentEndedReason } from './errors/base.js';
 export { TransferPendingError, isTransferPendingError } from './resources/transfers.js';

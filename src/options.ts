@@ -2,7 +2,7 @@ import { FleetTokenStore, MemoryTokenStore, type TokenStore } from './auth/clien
 import { type FieldCipher, plaintextCipher } from './crypto/ciphers.js';
 import * as z from 'zod/mini';
 import { functionOption, HEADER_NAME, headerText, isRecord, methodsOption, optionText, parse, pathOption, quoted, rule, urlOption, wholeTimeoutMs } from './core/validation.js';
-import { ValidationError, type ValidationIssue } from './errors/index.js';
+import { ValidationError, type ValidationIssue } from './errors/base.js';
 import { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, DEFAULT_MAX_RESPONSE_BYTES, type Endpoints, type Environment, type HeaderNames, type PipelineConfig, PUBLISHED_RATE_LIMITS, SANDBOX_HOSTS } from './core/config.js';
 import { type LogLevel, LOG_LEVELS, type Logger, levelFromEnvironment, leveledLogger } from './core/logger.js';
 import { defaultSleep, type Sleep } from './core/retry-timing.js';

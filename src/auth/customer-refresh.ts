@@ -1,4 +1,4 @@
-import { ConnectionError, ConsentEndedError, type ConsentEndedReason, OAuthError, OpenBankingError } from '../errors/index.js';
+import { ConnectionError, ConsentEndedError, type ConsentEndedReason, OAuthError, OpenBankingError } from '../errors/base.js';
 import { sha256 } from '../crypto/bytes.js';
 import { type FleetAccess, keyPart, StoreFailure } from '../core/store.js';
 import { grantNotRedeemed } from './grants.js';

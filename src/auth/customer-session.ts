@@ -2,7 +2,7 @@ import type { APIPromise } from '../core/promise.js';
 import type { RequestOptions } from '../core/validation.js';
 import type { BearerSource } from '../core/http.js';
 import type { RequestParams } from '../core/operation.js';
-import { ConsentEndedError, OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { ConsentEndedError, OAuthError, ValidationError, type ValidationIssue } from '../errors/base.js';
 import { sessionMemory } from '../errors/secret-memory.js';
 import { Namespaces } from '../resources/namespaces.js';
 import type { OperationRunner } from '../core/call.js';

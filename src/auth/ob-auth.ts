@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import { AbortError, OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { AbortError, OAuthError, ValidationError, type ValidationIssue } from '../errors/base.js';
 import { type ScopeInput, scopeList } from '../core/scopes.js';
 import type { Sleep } from '../core/retry-timing.js';
 import { type AuthorizationRequest, checkCodeVerifier, checkRedirectUri, createAuthorizationRequest, requireString, scopeString } from './pkce.js';

@@ -1,4 +1,4 @@
-import { OAuthError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { OAuthError, ValidationError, type ValidationIssue } from '../errors/base.js';
 import { isLoopbackHost } from '../core/config.js';
 import type { ScopeInput } from '../core/scopes.js';
 import { AuthorizationResponseError, calculatePKCECodeChallenge, generateRandomCodeVerifier, generateRandomState, validateAuthResponse } from 'oauth4webapi';

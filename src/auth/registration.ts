@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { ApiError, OAuthError, ResponseValidationError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { OAuthError, ResponseValidationError, ValidationError, type ValidationIssue } from '../errors/base.js';
+import { ApiError } from '../errors/api.js';
 import { abortSignal, functionOption, isRecord, parse, pathOption, rule, urlOption, wholeTimeoutMs } from '../core/validation.js';
 import { type Endpoints, type Environment, DEFAULT_ENDPOINTS, DEFAULT_MAX_RESPONSE_BYTES, SANDBOX_HOSTS } from '../core/config.js';
 import { toBase64 } from '../crypto/bytes.js';

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../errors/index.js';
+import type { ValidationIssue } from '../errors/base.js';
 import type { BearerSource } from '../core/http.js';
 import { pause } from '../core/store.js';
 

@@ -1,6 +1,7 @@
 import { isHTTPError } from 'ky';
 import { v4 as uuid } from 'uuid';
-import { AbortError, ApiError, ResponseValidationError, ValidationError, type ValidationIssue } from '../errors/index.js';
+import { AbortError, ResponseValidationError, ValidationError, type ValidationIssue } from '../errors/base.js';
+import { ApiError } from '../errors/api.js';
 import { type CallSecrets, sentSecrets } from '../errors/redact.js';
 import { computeSignature } from '../crypto/bytes.js';
 import type { Endpoints, PipelineConfig } from './config.js';

@@ -1,5 +1,5 @@
 import { type FieldCipher, plaintextCipher } from '../crypto/ciphers.js';
-import { CipherError, OpenBankingError } from '../errors/index.js';
+import { CipherError, OpenBankingError } from '../errors/base.js';
 import type { PipelineConfig } from './config.js';
 import { type FleetAccess, keyPart } from './store.js';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { ValidationError, type ValidationIssue } from '../errors/base.js';
 import type { Endpoints } from './config.js';
 import type { HttpMethod } from './http.js';
 import { type Scope, SCOPES } from './scopes.js';

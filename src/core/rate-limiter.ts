@@ -1,4 +1,5 @@
-import { AbortError, RateLimitError } from '../errors/index.js';
+import { AbortError } from '../errors/base.js';
+import { RateLimitError } from '../errors/api.js';
 import type { CallLimiter } from './http.js';
 import type { Sleep } from './retry-timing.js';
 import { type FleetBucket, type FleetStore, type FleetTake, MemoryFleetStore } from './store.js';

@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { ValidationError, type ValidationIssue } from '../errors/base.js';
 import { MAX_TIMER_MS } from './retry-timing.js';
 import { isLoopbackHost } from './config.js';
 import * as z from 'zod/mini';

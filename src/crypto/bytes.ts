@@ -1,6 +1,6 @@
 // Byte and text helpers of the built-in ciphers, and the one owner of hex, base64 and SHA-256 (the request signature). Every failure is a `CipherError` whose
 // message names the cipher and the problem, never the value, the plaintext or the key.
-import { CipherError } from '../errors/index.js';
+import { CipherError } from '../errors/base.js';
 
 /** Standard base64 with its padding, nothing else (no whitespace, no URL alphabet). */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

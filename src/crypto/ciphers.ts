@@ -1,4 +1,4 @@
-import { CipherError } from '../errors/index.js';
+import { CipherError } from '../errors/base.js';
 import { checkCiphertext, checkPlaintext, checkSecret, concat, fromBase64, fromUtf8, type IvSource, lazyKey, randomIv, subtle, takeIv, toBase64, utf8, fromHex, toHex } from './bytes.js';
 
 /**

@@ -2,7 +2,7 @@
 // main entry.
 import { Buffer } from 'node:buffer';
 import { createCipheriv, createDecipheriv, createHash, createSecretKey, type KeyObject } from 'node:crypto';
-import { CipherError } from '../errors/index.js';
+import { CipherError } from '../errors/base.js';
 import type { FieldCipher } from './ciphers.js';
 import { checkCiphertext, checkPlaintext, checkSecret, fromBase64, isWellFormed } from './bytes.js';
 

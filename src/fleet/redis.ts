@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/base.js';
 import type { FleetBucket, FleetStore, FleetTake } from '../core/store.js';
 
 /**

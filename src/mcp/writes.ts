@@ -1,5 +1,5 @@
 import { type CallToolResult, type InputRequiredResult, isInputRequiredResult, type McpServer, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
-import { neverWritten } from '../errors/index.js';
+import { neverWritten } from '../errors/base.js';
 import { type CustomerSession, type OpenBanking, type RequestOptions, ValidationError } from '../index.js';
 import { isConfirmed, type OperationTool } from './catalog.js';
 import { confirmCall, type PageConfirm } from './channels.js';

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { APIPromise } from '../core/promise.js';
 import { abortSignal, parseOrThrow, type RequestOptions, timeoutMs } from '../core/validation.js';
 import { MAX_TIMER_MS } from '../core/retry-timing.js';
-import { AbortError, isOpenBankingError, OpenBankingError } from '../errors/index.js';
+import { AbortError, isOpenBankingError, OpenBankingError } from '../errors/base.js';
 import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
 import * as S from '../schemas/transfers.js';

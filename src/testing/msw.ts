@@ -1,4 +1,4 @@
-import { OpenBankingError } from '../errors/index.js';
+import { OpenBankingError } from '../errors/base.js';
 import type { SandboxOptions } from './options.js';
 import { truncatedResponse } from './outcome.js';
 import { createSandbox, type Sandbox, sandboxCore } from './sandbox.js';

@@ -1,6 +1,6 @@
 import { type FieldCipher, plaintextCipher } from '../crypto/ciphers.js';
 import type { SignatureEncoding } from '../crypto/bytes.js';
-import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { ValidationError, type ValidationIssue } from '../errors/base.js';
 import type { Environment } from '../options.js';
 import { PUBLISHED_RATE_LIMITS } from '../options.js';
 import type { SandboxRequestRecord } from './requests.js';

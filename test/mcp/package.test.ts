@@ -22,7 +22,7 @@ describe('the MCP peer and the public API', () => {
   it("src/mcp/ reaches the SDK through its entries (index, schemas), and the owners of the redaction rule, of zod's issues and of SHA-256", () => {
     for (const file of files(join(src, 'mcp'))) {
       for (const spec of imports(file).filter((s) => s.startsWith('.'))) {
-        expect(spec, relative(src, file)).toMatch(/^(\.\/[\w-]+\.js|\.\.\/(index|schemas|errors\/(index|redact)|crypto\/bytes)\.js|\.\.\/core\/validation\.js|\.\.\/\.\.\/package\.json)$/);
+        expect(spec, relative(src, file)).toMatch(/^(\.\/[\w-]+\.js|\.\.\/(index|schemas|errors\/(base|api|redact)|crypto\/bytes)\.js|\.\.\/core\/validation\.js|\.\.\/\.\.\/package\.json)$/);
       }
     }
   });
