@@ -119,7 +119,7 @@ for (const [name, list] of Object.entries(times)) {
 
 const ratio = median(times['openbanking-ng']) / bare;
 console.log(
-  `\nsize: pkce ${fmt(sizes.pkce.gzip)} B gzip (≤ ${fmt(BUDGETS.pkce)}) · first call ${fmt(split.firstCall)} B (≤ ${fmt(SPLIT_BUDGETS.firstCall)}) · namespaces after cards +${fmt(ns.added)} B (≤ ${fmt(SPLIT_BUDGETS.namespaces)}) · whole client ${fmt(split.whole)} B (≤ ${fmt(SPLIT_BUDGETS.whole)}) · one bundle ${fmt(sizes['full-client'].gzip)} B · cold import ${fmt(ratio, 2)}× bare node (≤ 1.6, goal ≤ 1.5)`,
+  `\nsize: pkce ${fmt(sizes.pkce.gzip)} B gzip (≤ ${fmt(BUDGETS.pkce)}) · first call ${fmt(split.firstCall)} B (≤ ${fmt(SPLIT_BUDGETS.firstCall)}) · namespaces after cards +${fmt(ns.added)} B (≤ ${fmt(SPLIT_BUDGETS.namespaces)}) · whole client ${fmt(split.whole)} B (≤ ${fmt(SPLIT_BUDGETS.whole)}) · one bundle ${fmt(sizes['full-client'].gzip)} B · cold import ${fmt(ratio, 2)}× bare node (≤ 1.8)`,
 );
 console.log(summaryLine(countLines()));
 if (sizes.pkce.gzip > BUDGETS.pkce || split.firstCall > SPLIT_BUDGETS.firstCall || split.whole > SPLIT_BUDGETS.whole || ns.added > SPLIT_BUDGETS.namespaces) process.exitCode = 1;

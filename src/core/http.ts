@@ -27,7 +27,7 @@ export interface CallLimiter {
   readonly shared?: boolean;
 }
 
-/** What an observed call is told of its attempts (see `call-observation.ts`): the hooks emit through it. */
+/** What an observed call is told of its attempts (`CallObservation` in core/events.ts): the hooks emit through it. */
 export interface AttemptObserver {
   /** An attempt is about to be sent, its headers complete. */
   request(request: Request, attempt: number): void;
