@@ -14,7 +14,7 @@ import { clientMemory } from './errors/secret-memory.js';
 import { RateLimiter } from './core/rate-limiter.js';
 import { type FleetAccess, type FleetStore, localAccess, MemoryFleetStore } from './core/store.js';
 import { OPERATION_SCOPES, type OperationName } from './resources/namespaces.js';
-import { once } from './schemas/common.js';
+import { once } from './core/validation.js';
 
 export { DEFAULT_ENDPOINTS, DEFAULT_HEADER_NAMES, type Endpoints, type Environment, type HeaderNames, type Hosts, PUBLISHED_RATE_LIMITS, type RateLimit, SANDBOX_HOSTS } from './core/config.js';
 

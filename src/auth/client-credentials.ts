@@ -61,9 +61,9 @@ const NORMAL_LISTS: WeakSet<readonly string[]> = new WeakSet(Object.values(OPERA
 /** Grants in flight per token store, by key: clients sharing a store share one request. */
 const inFlight = new WeakMap<TokenStore, Map<string, Promise<TokenSet>>>();
 
-/** The store key of a client-credentials token: `openbanking-ng:<clientId>:<sorted scopes>`. */
-export function tokenKey(clientId: string, scopes: readonly string[]): string {
-  return `openbanking-ng:${clientId}:${(NORMAL_LISTS.has(scopes) ? scopes : scopeList(scopes)).join(' ')}`;
+/** The store key of a client-credentials token: `openbanking-ng:<clientId>:<sorted scopes>` (`scopes` as `scopeList` gives them). */
+function tokenKey(clientId: string, scopes: readonly string[]): string {
+  return `openbanking-ng:${clientId}:${scopes.join(' ')}`;
 }
 
 /**
@@ -94,8 +94,9 @@ export class ClientCredentialsTokens {
     let source = this.#byList.get(scopes);
     if (source !== undefined) return source;
     const list = NORMAL_LISTS.has(scopes) ? scopes : scopeList(scopes);
-    source = this.#sources.get(list.join(' '));
-    if (source === undefined) this.#sources.set(list.join(' '), (source = this.#cache(list)));
+    const name = list.join(' ');
+    source = this.#sources.get(name);
+    if (source === undefined) this.#sources.set(name, (source = this.#cache(list)));
     this.#byList.set(scopes, source);
     return source;
   }

@@ -258,8 +258,8 @@ function failed(failure: unknown, ex: Exchange, secrets: CallSecrets | undefined
     const wait = Math.round(renewalBackoff(ex.bearer, ex.now).wait / 1000);
     error.message = `${error.message} (a freshly obtained token was refused too: check signatureEncoding and the client credentials; the next token renewal waits ${wait} s)`;
   }
-  if (error.status === 404 && !/\/openapi\/v1(\/|$)/.test(new URL(baseUrl).pathname)) {
-    const url = new URL(baseUrl);
+  const url = error.status === 404 ? new URL(baseUrl) : undefined;
+  if (url && !/\/openapi\/v1(\/|$)/.test(url.pathname)) {
     error.message += ` (the baseUrl ${url.origin}${url.pathname.replace(/\/+$/, '')} has no /openapi/v1 in its path: the API's paths sit under that prefix, so it may be missing)`;
   }
   return error;

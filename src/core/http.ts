@@ -105,12 +105,11 @@ export type ExchangeRequest = Pick<Exchange, 'method' | 'path' | 'what'> & Parti
 /** The one factory of every {@link Exchange}: typed operations, `ob.request`, grants and registration. */
 export function exchange(host: Host, settings: ExchangeSettings, request: ExchangeRequest): Exchange {
   const api = host === 'the API';
-  const { timeout, maxRetries, ...own } = request;
   return {
-    ...own,
-    timeout: timeout ?? settings.timeout,
+    ...request,
+    timeout: request.timeout ?? settings.timeout,
     // Only API calls are retried and spend the rate budget: a grant sent twice could spend a rotating refresh token.
-    maxRetries: api ? (maxRetries ?? settings.maxRetries ?? 0) : 0,
+    maxRetries: api ? (request.maxRetries ?? settings.maxRetries ?? 0) : 0,
     limiter: api ? settings.limiter : undefined,
     maxResponseBytes: settings.maxResponseBytes,
     maxRetryDelay: settings.maxRetryDelay,

@@ -6,7 +6,7 @@ import { AbortError, isOpenBankingError, OpenBankingError } from '../errors/base
 import { defineOperation } from '../core/operation.js';
 import { OPERATION_SCOPES } from '../core/scopes.js';
 import * as S from '../schemas/transfers.js';
-import { once } from '../schemas/common.js';
+import { once } from '../core/validation.js';
 import type { PathParam } from './accounts.js';
 import { Resource } from '../core/call.js';
 

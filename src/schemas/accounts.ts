@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { anyObject, byOperation, customPropertiesOut, customPropertiesSchema, id, isoDate, jsonType, maybe, maybeNumber, maybeText, once, oneOf, openEnum, pageNumber, pathParams, positive, text } from './common.js';
+import { once } from '../core/validation.js';
+import { anyObject, byOperation, customPropertiesOut, customPropertiesSchema, id, isoDate, jsonType, maybe, maybeNumber, maybeText, oneOf, openEnum, pageNumber, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the account operations (§7 of the provider reference).

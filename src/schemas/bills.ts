@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { byOperation, customPropertiesOut, customPropertiesSchema, id, jsonType, maybe, maybeNumber, maybeText, once, pathParams, positive, text } from './common.js';
+import { once } from '../core/validation.js';
+import { byOperation, customPropertiesOut, customPropertiesSchema, id, jsonType, maybe, maybeNumber, maybeText, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the bill-payment operations (§9 of the provider reference), loaded with the

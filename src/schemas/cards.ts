@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { byOperation, customPropertiesSchema, matching, once, oneOf, str, text } from './common.js';
+import { once } from '../core/validation.js';
+import { byOperation, customPropertiesSchema, matching, oneOf, str, text } from './common.js';
 
 /** Card types of the spec. @group Cards */
 export const CARD_TYPES = ['VIRTUAL', 'PHYSICAL', 'OTHER'] as const;

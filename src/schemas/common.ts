@@ -8,8 +8,6 @@ import * as z from 'zod/mini';
 
 import { once } from '../core/validation.js';
 
-export { once };
-
 /**
  * A namespace's schemas by operation name, each operation's built on its first read. The members
  * are enumerable getters: spreading the table (as `openbanking-ng/schemas` does) builds them all.

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { byOperation, customPropertiesOut, maybe, maybeText, once, openEnum } from './common.js';
+import { once } from '../core/validation.js';
+import { byOperation, customPropertiesOut, maybe, maybeText, openEnum } from './common.js';
 
 /*
  * The zod schemas of the customer operations (§6 of the provider reference), loaded with the

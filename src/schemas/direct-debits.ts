@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { byOperation, customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, once, oneOf, openEnum, pathParams, positive, text } from './common.js';
+import { once } from '../core/validation.js';
+import { byOperation, customPropertiesOut, customPropertiesSchema, id, maybe, maybeNumber, maybeText, oneOf, openEnum, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the direct-debit operations (§11 of the provider reference), loaded with the

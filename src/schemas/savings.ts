@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { transactionFields, transactionSummarySchema } from './accounts.js';
-import { byOperation, customPropertiesOut, id, maybe, maybeNumber, maybeText, once, openEnum, pageNumber, pathParams, text } from './common.js';
+import { once } from '../core/validation.js';
+import { byOperation, customPropertiesOut, id, maybe, maybeNumber, maybeText, openEnum, pageNumber, pathParams, text } from './common.js';
 
 // The zod schemas of the savings operations (§14 of the provider reference).
 

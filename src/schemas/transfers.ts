@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { byOperation, customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, once, openEnum, pathParams, positive, text } from './common.js';
+import { once } from '../core/validation.js';
+import { byOperation, customPropertiesOut, customPropertiesSchema, id, maybe, maybeText, openEnum, pathParams, positive, text } from './common.js';
 
 /*
  * The zod schemas of the transfer operations (§8 of the provider reference).
