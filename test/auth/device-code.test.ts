@@ -1,27 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, OAuthError, OpenBanking, ValidationError, type DeviceAuthorization } from '../../src/index.js';
 import { echoKit } from '../support/leak-clients.js';
-import { AUTH, BASE, CLIENT_ID, http, HttpResponse, type Recorded, SECRET, testClient, useMsw } from '../support/msw.js';
+import { AUTH, BASE, CLIENT_ID, http, HttpResponse, record, type Recorded, SECRET, testClient, tokenSet, useMsw } from '../support/msw.js';
 
 // The device authorization grant (RFC 8628): the code request, then polling the token endpoint at
 // the interval the server asks for, until approval, refusal, expiry or an abort.
 
 const server = useMsw();
-
-const record = async (request: Request, into: Recorded[]) => {
-  const body = await request.text();
-  into.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body });
-  return new URLSearchParams(body);
-};
-
-const tokenSet = (n: number, extra: Record<string, unknown> = {}) => ({
-  access_token: `access-${n}`,
-  token_type: 'Bearer',
-  expires_in: 3600,
-  refresh_token: `refresh-${n}`,
-  scope: 'accounts transactions',
-  ...extra,
-});
 
 const form = (r: Recorded) => Object.fromEntries(new URLSearchParams(r.body));
 

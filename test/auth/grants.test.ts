@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, ConnectionError, MemoryTokenStore, OAuthError, ValidationError } from '../../src/index.js';
-import { AUTH, BASE, CLIENT_ID, createdCard, http, HttpResponse, type Recorded, SECRET, testClient, tokenHandler, useMsw, validCard } from '../support/msw.js';
+import { AUTH, BASE, CLIENT_ID, createdCard, http, HttpResponse, record, type Recorded, SECRET, testClient, tokenHandler, tokenSet, useMsw, validCard } from '../support/msw.js';
 
 // The grants a client makes at the identity host: the authorization URL, the code exchange, the
 // refresh, and client credentials with the token store they fill.
@@ -8,21 +8,6 @@ import { AUTH, BASE, CLIENT_ID, createdCard, http, HttpResponse, type Recorded, 
 const server = useMsw();
 const REDIRECT = 'https://app.example.com/callback';
 const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
-
-const record = async (request: Request, into: Recorded[]) => {
-  const body = await request.text();
-  into.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body });
-  return new URLSearchParams(body);
-};
-
-const tokenSet = (n: number, extra: Record<string, unknown> = {}) => ({
-  access_token: `access-${n}`,
-  token_type: 'Bearer',
-  expires_in: 3600,
-  refresh_token: `refresh-${n}`,
-  scope: 'accounts transactions',
-  ...extra,
-});
 
 /** `POST {auth}/oauth/token` answering with the given bodies in turn. */
 function codeTokenEndpoint(seen: Recorded[], answers: Array<() => Response>) {

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { OAuthError, OpenBanking, ResponseValidationError, ValidationError, normaliseRegistration } from '../../src/index.js';
-import { AUTH, http, HttpResponse, type Recorded, useMsw } from '../support/msw.js';
+import { AUTH, http, HttpResponse, record, type Recorded, useMsw } from '../support/msw.js';
 
 // Reading an app's registration (dynamic client registration) from the identity host.
 
 const server = useMsw();
 const REDIRECT = 'https://app.example.com/callback';
-
-const record = async (request: Request, into: Recorded[]) => {
-  const body = await request.text();
-  into.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body });
-  return new URLSearchParams(body);
-};
 
 describe('OpenBanking.fetchRegistration', () => {
   const approved = {

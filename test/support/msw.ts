@@ -76,4 +76,21 @@ export const createdCard = (extra: Record<string, unknown> = {}) => ({
   },
 });
 
+/** Records a form request (method, URL, headers, body) into `into`; resolves to its form fields. */
+export const record = async (request: Request, into: Recorded[]) => {
+  const body = await request.text();
+  into.push({ method: request.method, url: request.url, headers: Object.fromEntries(request.headers), body });
+  return new URLSearchParams(body);
+};
+
+/** The `n`-th token set an identity host hands out (access and refresh token numbered), with `extra` members. */
+export const tokenSet = (n: number, extra: Record<string, unknown> = {}) => ({
+  access_token: `access-${n}`,
+  token_type: 'Bearer',
+  expires_in: 3600,
+  refresh_token: `refresh-${n}`,
+  scope: 'accounts transactions',
+  ...extra,
+});
+
 export { http, HttpResponse };
